@@ -1,0 +1,3 @@
+"""kubectl/oc plugin that makes Kueue's DRA quota accounting visible and fixable."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,121 @@
+"""The root command: global flags, lazily loaded subcommands, and one place for errors.
+
+Subcommand modules are imported only when that command runs, and the ``kubernetes`` package only
+when a command talks to a cluster, so ``--help`` and ``--version`` start fast.
+"""
+
+import difflib
+import importlib
+import logging
+import sys
+
+import click
+
+from .. import __version__
+from ..errors import UserError
+from .options import global_options, with_global_options
+
+PROG = "kubectl kueue-dra"
+
+# name -> (module, attribute, one-line help). The help is here so --help needs no imports.
+COMMANDS = {
+    "classes": ("classes", "classes", "DeviceClasses, the quota resource each one charges, "
+                                      "matching devices."),
+}
+
+EPILOG = """\b
+Examples:
+  # Which DeviceClasses charge which quota resource, and how many devices match each
+  kubectl kueue-dra classes
+  # The same from an offline snapshot (kubectl get -o yaml output, must-gather)
+  kubectl kueue-dra classes --from examples/mig-partitionable
+  # As JSON, for scripts
+  kubectl kueue-dra classes -o json
+"""
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        module, attr, _ = COMMANDS[name]
+        return getattr(importlib.import_module(f"{__package__}.{module}"), attr)
+
+    def resolve_command(self, ctx: click.Context, args: list[str]):  # type: ignore[override]
+        name = args[0] if args else ""
+        if name and name not in COMMANDS and not name.startswith("-"):
+            close = difflib.get_close_matches(name, COMMANDS, n=1)
+            hint = f" Did you mean '{close[0]}'?" if close else ""
+            raise click.UsageError(f"unknown command '{name}'.{hint} "
+                                   f"Run '{PROG} --help' for the list.", ctx)
+        return super().resolve_command(ctx, args)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"],
+                                                               "max_content_width": 100})
+@click.version_option(__version__, "--version", prog_name="kueue-dra", message="%(prog)s %(version)s")
+@with_global_options
+@click.pass_context
+def cli(ctx: click.Context) -> None:
+    """Make Kueue's DRA GPU quota visible and fixable.
+
+    Shows which DeviceClasses charge which quota resource, explains what Kueue charges a workload
+    and why, and checks that feature gates, mappings and queues are set up so that GPUs are
+    counted.
+    """
+    global_options(ctx)
+
+
+def _configure_logging() -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("debug: %(name)s: %(message)s"))
+    logger = logging.getLogger("kubectl_kueue_dra")
+    logger.addHandler(handler)
+    logger.setLevel(logging.WARNING)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``kubectl-kueue_dra``: exit codes 0 ok, 1 failure, 2 usage."""
+    _configure_logging()
+    verbose = any(a in ("-v", "--verbose") or (a.startswith("-v") and set(a[1:]) == {"v"})
+                  for a in (argv if argv is not None else sys.argv[1:]))
+    try:
+        rv = cli.main(args=argv, prog_name=PROG, standalone_mode=False)
+        return rv if isinstance(rv, int) else 0
+    except click.exceptions.NoArgsIsHelpError as e:  # type: ignore[attr-defined]
+        click.echo(e.ctx.get_help())
+        return 0
+    except click.ClickException as e:
+        e.show()
+        return e.exit_code
+    except click.exceptions.Exit as e:
+        return e.exit_code
+    except click.Abort:
+        click.echo("aborted", err=True)
+        return 130
+    except UserError as e:
+        if verbose:
+            logging.getLogger("kubectl_kueue_dra").debug("error detail", exc_info=True)
+        click.echo(f"error: {e}", err=True)
+        return e.exit_code
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as e:  # noqa: BLE001 — the last line of defence: one line, no traceback
+        if verbose:
+            raise
+        click.echo(f"error: internal error: {type(e).__name__}: {e} (run with -v for details)", err=True)
+        return 1
+
+
+def run() -> None:
+    sys.exit(main())

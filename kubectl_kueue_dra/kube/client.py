@@ -1,0 +1,185 @@
+"""Raw JSON requests to the API server.
+
+The ``kubernetes`` package provides the TLS-configured connection pool and the auth headers
+(including exec/OIDC token refresh); requests, retries, timeouts and error mapping are done here,
+and bodies are plain ``json.loads`` dicts — never the generated models, which are slow and drop
+fields newer than the client.
+"""
+
+import json
+import logging
+import random
+import time
+from dataclasses import dataclass
+from typing import Any, Iterator
+from urllib.parse import urlencode
+
+from . import errors
+from .kubeconfig import ConnectionOptions, LoadedConfig, load
+
+log = logging.getLogger(__name__)
+
+RETRY_STATUSES = {429, 500, 502, 503, 504}
+MAX_ATTEMPTS = 4
+PAGE_SIZE = 500
+
+
+@dataclass
+class Target:
+    """What a request is about, for error messages."""
+
+    verb: str
+    resource: str
+    namespace: str | None = None
+    name: str | None = None
+
+
+@dataclass
+class RequestStats:
+    requests: int = 0
+    bytes_read: int = 0
+
+
+class KubeClient:
+    def __init__(self, opts: ConnectionOptions):
+        import urllib3  # noqa: F401  (comes with kubernetes)
+        from kubernetes.client import rest
+
+        self.opts = opts
+        self.loaded: LoadedConfig = load(opts)
+        cfg = self.loaded.configuration
+        cfg.retries = False  # retries are ours: bounded by the request timeout, with backoff
+        self._cfg = cfg
+        self._pool = rest.RESTClientObject(cfg).pool_manager
+        self.server = cfg.host.rstrip("/")
+        self.namespace = self.loaded.namespace
+        self.stats = RequestStats()
+
+    # ---- identity, for messages -------------------------------------------------------------
+    @property
+    def user(self) -> str | None:
+        return self.opts.as_user or self.loaded.user
+
+    # ---- low level ---------------------------------------------------------------------------
+    def _headers(self, content_type: str | None) -> Any:
+        import urllib3
+
+        headers = urllib3.HTTPHeaderDict()
+        headers["Accept"] = "application/json"
+        headers["User-Agent"] = "kubectl-kueue_dra"
+        if content_type:
+            headers["Content-Type"] = content_type
+        for auth in self._cfg.auth_settings().values():
+            if auth.get("value"):
+                headers[auth["key"]] = auth["value"]
+        if not any(k.lower() == "authorization" for k in headers) and self._cfg.username:
+            headers.update(urllib3.make_headers(
+                basic_auth=f"{self._cfg.username}:{self._cfg.password or ''}"))
+        if self.opts.as_user:
+            headers["Impersonate-User"] = self.opts.as_user
+        for group in self.opts.as_groups:
+            headers.add("Impersonate-Group", group)
+        return headers
+
+    def request(self, method: str, path: str, target: Target, *, query: dict[str, Any] | None = None,
+                body: Any = None, content_type: str | None = None) -> Any:
+        """Send one request and return the decoded JSON body. Raises typed ``KubeError``s."""
+        import urllib3
+
+        url = self.server + path
+        if query:
+            url += "?" + urlencode({k: v for k, v in query.items() if v is not None})
+        data = None
+        if body is not None:
+            data = body if isinstance(body, (bytes, str)) else json.dumps(body)
+            content_type = content_type or "application/json"
+        timeout_s = self.opts.request_timeout
+        deadline = time.monotonic() + timeout_s
+        attempt = 0
+        while True:
+            attempt += 1
+            remaining = max(0.5, deadline - time.monotonic())
+            timeout = urllib3.Timeout(connect=min(remaining, 10.0), read=remaining)
+            started = time.monotonic()
+            try:
+                resp = self._pool.request(method, url, body=data, headers=self._headers(content_type),
+                                          timeout=timeout, preload_content=True, retries=False)
+            except (urllib3.exceptions.ProtocolError, urllib3.exceptions.NewConnectionError,
+                    urllib3.exceptions.ConnectTimeoutError, urllib3.exceptions.ReadTimeoutError,
+                    urllib3.exceptions.SSLError, urllib3.exceptions.MaxRetryError,
+                    urllib3.exceptions.HTTPError, OSError) as e:
+                retryable = not isinstance(e, (urllib3.exceptions.SSLError,))
+                if retryable and attempt < MAX_ATTEMPTS and time.monotonic() < deadline:
+                    self._sleep(attempt, deadline, None)
+                    continue
+                raise self._unreachable(e) from None
+            finally:
+                self.stats.requests += 1
+            payload = resp.data or b""
+            self.stats.bytes_read += len(payload)
+            log.debug("%s %s -> %s (%d bytes, %.0f ms)", method, url, resp.status, len(payload),
+                      (time.monotonic() - started) * 1000)
+            if resp.status in RETRY_STATUSES and attempt < MAX_ATTEMPTS and time.monotonic() < deadline:
+                self._sleep(attempt, deadline, resp.headers.get("Retry-After"))
+                continue
+            if 200 <= resp.status < 300:
+                return json.loads(payload) if payload else {}
+            raise self._http_error(resp.status, payload, target)
+
+    def _sleep(self, attempt: int, deadline: float, retry_after: str | None) -> None:
+        delay = min(2.0, 0.2 * (2 ** (attempt - 1))) * (0.8 + 0.4 * random.random())
+        if retry_after and retry_after.isdigit():
+            delay = max(delay, min(float(retry_after), 5.0))
+        time.sleep(max(0.0, min(delay, deadline - time.monotonic())))
+
+    def _unreachable(self, e: Exception) -> errors.Unreachable:
+        reason = str(getattr(e, "reason", None) or e)
+        text = reason.lower()
+        if "refused" in text:
+            reason = "connection refused"
+        elif "timed out" in text or "timeout" in text:
+            reason = f"no answer within {self.opts.request_timeout:g}s"
+        elif "certificate" in text or "ssl" in text:
+            reason = f"TLS error: {reason}"
+        elif "name or service not known" in text or "nodename nor servname" in text:
+            reason = "host name not found"
+        context = f' (context "{self.loaded.context}")' if self.loaded.context else ""
+        return errors.Unreachable(f"cannot reach the API server at {self.server}{context}: {reason}",
+                                  "check --context/--kubeconfig and that the cluster is up")
+
+    def _http_error(self, status: int, payload: bytes, t: Target) -> errors.KubeError:
+        try:
+            message = json.loads(payload).get("message") or ""
+        except (ValueError, AttributeError):
+            message = payload.decode("utf-8", "replace")[:200]
+        what = errors.describe_target(t.verb, t.resource, t.namespace, t.name)
+        if status == 401:
+            return errors.Unauthorized(f"cannot {what}: unauthorized (the server did not accept the "
+                                       "credentials)", "log in again or check the kubeconfig user",
+                                       status=401)
+        if status == 403:
+            return errors.Forbidden(t.verb, t.resource, t.namespace, t.name, self.user)
+        if status == 404:
+            return errors.NotFound(f"cannot {what}: not found", status=404)
+        if status == 409:
+            return errors.Conflict(f"cannot {what}: {message or 'conflict'}", status=409)
+        if status == 422:
+            return errors.Invalid(f"cannot {what}: {message or 'invalid'}", status=422)
+        return errors.ServerError(f"cannot {what}: HTTP {status}: {message}".rstrip(": "), status=status)
+
+    # ---- helpers -----------------------------------------------------------------------------
+    def get(self, path: str, target: Target, query: dict[str, Any] | None = None) -> Any:
+        return self.request("GET", path, target, query=query)
+
+    def list_pages(self, path: str, target: Target, query: dict[str, Any] | None = None,
+                   page_size: int = PAGE_SIZE) -> Iterator[dict[str, Any]]:
+        """Yield list pages, following ``continue`` tokens."""
+        params = dict(query or {})
+        params["limit"] = page_size
+        while True:
+            page = self.get(path, target, params)
+            yield page
+            token = (page.get("metadata") or {}).get("continue")
+            if not token:
+                return
+            params["continue"] = token

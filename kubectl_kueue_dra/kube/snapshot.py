@@ -1,0 +1,89 @@
+"""Load an offline snapshot given with ``--from PATH``.
+
+Accepted: one YAML or JSON file, or a directory searched recursively for ``*.yaml``, ``*.yml`` and
+``*.json``. A file may hold several YAML documents, a ``kind: List`` (what ``kubectl get -o yaml``
+prints) or a typed list such as ``PodList``; the ``oc adm must-gather`` tree
+(``cluster-scoped-resources/<group>/<plural>/<name>.yaml``, ``namespaces/<ns>/<group>/<plural>/…``)
+is just such a directory. Documents without ``apiVersion``/``kind`` are ignored, so the rest of a
+must-gather (logs, events as text) does no harm; malformed YAML or JSON is an error naming the file
+and line, because a silently skipped file would give a wrong answer.
+"""
+
+import json
+import os
+from typing import Any, Iterator
+
+import yaml
+
+from ..errors import SnapshotError
+from .view import SnapshotView
+
+SUFFIXES = (".yaml", ".yml", ".json")
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _files(path: str) -> list[str]:
+    if not os.path.exists(path):
+        raise SnapshotError(f"--from {path}: no such file or directory")
+    if os.path.isfile(path):
+        return [path]
+    found = []
+    for root, dirs, names in os.walk(path):
+        dirs.sort()
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        found.extend(os.path.join(root, n) for n in sorted(names) if n.endswith(SUFFIXES))
+    if not found:
+        raise SnapshotError(f"--from {path}: no YAML or JSON files in this directory")
+    return found
+
+
+def _documents(path: str) -> Iterator[Any]:
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise SnapshotError(f"{path}: {e.strerror}") from None
+    text = data.decode("utf-8", "replace")
+    if path.endswith(".json") or text.lstrip()[:1] in ("{", "["):
+        try:
+            yield json.loads(text)
+            return
+        except json.JSONDecodeError as e:
+            if path.endswith(".json"):
+                raise SnapshotError(f"{path}:{e.lineno}: malformed JSON: {e.msg}") from None
+    try:
+        yield from yaml.load_all(text, Loader=_Loader)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
+        where = f":{mark.line + 1}" if mark else ""
+        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        raise SnapshotError(f"{path}{where}: malformed YAML: {problem}") from None
+
+
+def _objects(doc: Any) -> Iterator[dict[str, Any]]:
+    if not isinstance(doc, dict):
+        return
+    kind = doc.get("kind")
+    items = doc.get("items")
+    if isinstance(kind, str) and kind.endswith("List") and isinstance(items, list):
+        item_kind = kind[:-4] if kind != "List" else None
+        for item in items:
+            if isinstance(item, dict):
+                if item_kind and "kind" not in item:
+                    item = dict(item, kind=item_kind, apiVersion=item.get("apiVersion", doc.get("apiVersion")))
+                yield from _objects(item)
+        return
+    if isinstance(kind, str) and isinstance(doc.get("apiVersion"), str):
+        yield doc
+
+
+def load_objects(path: str) -> list[dict[str, Any]]:
+    objects: list[dict[str, Any]] = []
+    for file in _files(path):
+        for doc in _documents(file):
+            objects.extend(_objects(doc))
+    return objects
+
+
+def load_snapshot(path: str, default_namespace: str | None = None) -> SnapshotView:
+    return SnapshotView(load_objects(path), path, default_namespace or "default")

@@ -1,0 +1,246 @@
+"""ClusterView: the one interface through which commands read objects.
+
+Two implementations: ``LiveView`` (the API server, through ``KubeClient``) and ``SnapshotView``
+(files given with ``--from``). Both return plain dicts in the v1 DRA shape, cache every answer so
+each object is fetched at most once per run, and record what could not be read (403) so that a
+command can carry on and mark its answer partial.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, Callable
+
+from . import errors
+from .convert import to_v1
+from .kinds import KINDS, Kind
+
+Obj = dict[str, Any]
+
+
+def _field(obj: Obj, dotted: str) -> Any:
+    value: Any = obj
+    for part in dotted.split("."):
+        if not isinstance(value, dict):
+            return None
+        value = value.get(part)
+    return value
+
+
+def _label_matches(obj: Obj, selector: str | None) -> bool:
+    if not selector:
+        return True
+    labels = (obj.get("metadata") or {}).get("labels") or {}
+    for term in selector.split(","):
+        term = term.strip()
+        if "!=" in term:
+            k, v = term.split("!=", 1)
+            if labels.get(k.strip()) == v.strip():
+                return False
+        elif "=" in term:
+            k, v = term.split("=", 1)
+            if labels.get(k.strip()) != v.strip().lstrip("="):
+                return False
+        elif term.startswith("!"):
+            if term[1:] in labels:
+                return False
+        elif term not in labels:
+            return False
+    return True
+
+
+class ClusterView(ABC):
+    """Read access to cluster objects. ``namespace=None`` on a namespaced kind means all."""
+
+    #: a short description of where objects come from, for messages ("cluster https://…")
+    source: str = ""
+    #: the namespace commands use when none is given (the context's namespace)
+    default_namespace: str = "default"
+    #: True for a live cluster, False for an offline snapshot
+    live: bool = False
+
+    def __init__(self) -> None:
+        self._cache: dict[tuple, list[Obj]] = {}
+        self.unreadable: list[errors.Forbidden] = []
+
+    # -- the interface ------------------------------------------------------------------------
+    def list(self, kind: str, namespace: str | None = None, *,
+             field_selector: dict[str, str] | None = None, label_selector: str | None = None) -> list[Obj]:
+        k = KINDS[kind]
+        ns = namespace if k.namespaced else None
+        key = (kind, ns, tuple(sorted((field_selector or {}).items())), label_selector)
+        if key not in self._cache:
+            # A cluster-wide list already fetched answers narrower questions without a request.
+            broad = self._cache.get((kind, None, (), None))
+            if broad is not None:
+                self._cache[key] = [o for o in broad if self._matches(o, ns, field_selector, label_selector)]
+            else:
+                self._cache[key] = self._list(k, ns, field_selector or {}, label_selector)
+        return self._cache[key]
+
+    def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
+        """The named object, or None when it does not exist (or its kind is not served)."""
+        k = KINDS[kind]
+        ns = namespace if k.namespaced else None
+        for key in ((kind, ns, (), None), (kind, None, (), None)):
+            cached = self._cache.get(key)
+            if cached is not None:
+                return next((o for o in cached if self._matches(o, ns, {"metadata.name": name}, None)), None)
+        return self._get(k, name, ns)
+
+    def try_list(self, kind: str, namespace: str | None = None, **kw: Any) -> list[Obj] | None:
+        """Like ``list`` but a 403 is recorded in ``unreadable`` and answered with None."""
+        return self._optional(lambda: self.list(kind, namespace, **kw))
+
+    def try_get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
+        return self._optional(lambda: self.get(kind, name, namespace))
+
+    def _optional(self, fn: Callable[[], Any]) -> Any:
+        try:
+            return fn()
+        except errors.Forbidden as e:
+            if not any(str(u) == str(e) for u in self.unreadable):
+                self.unreadable.append(e)
+            return None
+
+    @abstractmethod
+    def serves(self, kind: str) -> bool:
+        """Whether the kind's API is served (live) or could be present (snapshot)."""
+
+    def server_version(self) -> Obj | None:
+        return None
+
+    # -- for implementations ------------------------------------------------------------------
+    @staticmethod
+    def _matches(obj: Obj, namespace: str | None, field_selector: dict[str, str] | None,
+                 label_selector: str | None) -> bool:
+        if namespace is not None and (obj.get("metadata") or {}).get("namespace") != namespace:
+            return False
+        for path, want in (field_selector or {}).items():
+            if str(_field(obj, path)) != want:
+                return False
+        return _label_matches(obj, label_selector)
+
+    @abstractmethod
+    def _list(self, kind: Kind, namespace: str | None, field_selector: dict[str, str],
+              label_selector: str | None) -> list[Obj]: ...
+
+    @abstractmethod
+    def _get(self, kind: Kind, name: str, namespace: str | None) -> Obj | None: ...
+
+
+class LiveView(ClusterView):
+    live = True
+
+    def __init__(self, client: Any):
+        super().__init__()
+        self.client = client
+        self.source = f"cluster {client.server}"
+        self.default_namespace = client.namespace
+        self._groups: dict[str, list[str] | None] = {}
+        self._version: Obj | None = None
+
+    def served_versions(self, group: str) -> list[str]:
+        """Versions of an API group the server serves ([] when the group is absent)."""
+        if group == "":
+            return ["v1"]
+        if group not in self._groups:
+            try:
+                doc = self.client.get(f"/apis/{group}", _target("get", f"apigroup {group}"))
+                self._groups[group] = [v["version"] for v in doc.get("versions") or []]
+            except errors.NotFound:
+                self._groups[group] = []
+        return self._groups[group] or []
+
+    def api_version(self, kind: Kind) -> str | None:
+        served = self.served_versions(kind.group)
+        return next((v for v in kind.versions if v in served), None)
+
+    def serves(self, kind: str) -> bool:
+        return self.api_version(KINDS[kind]) is not None
+
+    def server_version(self) -> Obj | None:
+        if self._version is None:
+            self._version = self.client.get("/version", _target("get", "/version"))
+        return self._version
+
+    def _path(self, kind: Kind, version: str, namespace: str | None, name: str | None = None) -> str:
+        base = f"/api/{version}" if kind.group == "" else f"/apis/{kind.group}/{version}"
+        if namespace:
+            base += f"/namespaces/{namespace}"
+        base += f"/{kind.plural}"
+        return base + (f"/{name}" if name else "")
+
+    def _list(self, kind: Kind, namespace: str | None, field_selector: dict[str, str],
+              label_selector: str | None) -> list[Obj]:
+        version = self.api_version(kind)
+        if version is None:
+            return []
+        query: dict[str, Any] = {}
+        if field_selector:
+            query["fieldSelector"] = ",".join(f"{k}={v}" for k, v in field_selector.items())
+        if label_selector:
+            query["labelSelector"] = label_selector
+        target = _target("list", kind.resource, namespace)
+        items: list[Obj] = []
+        group_version = f"{kind.group}/{version}" if kind.group else version
+        for page in self.client.list_pages(self._path(kind, version, namespace), target, query):
+            for item in page.get("items") or []:
+                item.setdefault("apiVersion", group_version)
+                item.setdefault("kind", kind.kind)
+                items.append(to_v1(item))
+        return items
+
+    def _get(self, kind: Kind, name: str, namespace: str | None) -> Obj | None:
+        version = self.api_version(kind)
+        if version is None:
+            return None
+        try:
+            obj = self.client.get(self._path(kind, version, namespace, name),
+                                  _target("get", kind.resource, namespace, name))
+        except errors.NotFound:
+            return None
+        return to_v1(obj)
+
+
+def _target(verb: str, resource: str, namespace: str | None = None, name: str | None = None) -> Any:
+    from .client import Target
+
+    return Target(verb, resource, namespace, name)
+
+
+class SnapshotView(ClusterView):
+    """Objects loaded from files; see ``kube/snapshot.py`` for the accepted layouts."""
+
+    def __init__(self, objects: list[Obj], source: str, default_namespace: str = "default"):
+        super().__init__()
+        self.source = f"snapshot {source}"
+        self.default_namespace = default_namespace
+        self._by_kind: dict[str, list[Obj]] = {}
+        seen: dict[tuple, int] = {}
+        for obj in objects:
+            obj = to_v1(obj)
+            kind = obj.get("kind")
+            k = KINDS.get(kind)
+            if k is None or obj.get("apiVersion", "").rpartition("/")[0] != k.group:
+                continue
+            meta = obj.get("metadata") or {}
+            bucket = self._by_kind.setdefault(kind, [])
+            ident = (kind, meta.get("namespace") if k.namespaced else None, meta.get("name"))
+            if ident in seen:  # the same object twice (e.g. must-gather): the last one wins
+                bucket[seen[ident]] = obj
+            else:
+                seen[ident] = len(bucket)
+                bucket.append(obj)
+
+    def serves(self, kind: str) -> bool:
+        return kind in self._by_kind
+
+    def _list(self, kind: Kind, namespace: str | None, field_selector: dict[str, str],
+              label_selector: str | None) -> list[Obj]:
+        return [o for o in self._by_kind.get(kind.kind, [])
+                if self._matches(o, namespace, field_selector, label_selector)]
+
+    def _get(self, kind: Kind, name: str, namespace: str | None) -> Obj | None:
+        found = self._list(kind, namespace, {"metadata.name": name}, None)
+        return found[0] if found else None

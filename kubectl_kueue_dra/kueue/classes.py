@@ -1,0 +1,158 @@
+"""The ``classes`` report: for each DeviceClass, the quota resource Kueue charges for it and why,
+the queues that cover that resource, the devices that match, and what is wrong.
+
+Pure: takes the objects, returns the JSON document of the output contract.
+"""
+
+from typing import Any
+
+from ..dra.cel import CelError, SelectorEvaluator, compile_selector
+from ..dra.devices import Pool, count_matching
+from ..findings import finding
+from .mappings import Mapping, lookup, mappings_for
+from .queues import queues_covering
+
+
+def class_selectors(device_class: dict[str, Any]) -> list[str]:
+    return [s["cel"]["expression"] for s in (device_class.get("spec") or {}).get("selectors") or []
+            if isinstance(s, dict) and (s.get("cel") or {}).get("expression")]
+
+
+def extended_resource_winners(device_classes: list[dict[str, Any]]) -> dict[str, str]:
+    """extendedResourceName -> the class the scheduler and Kueue pick for it: the newest
+    (creationTimestamp), ties broken by the lexicographically smallest name."""
+    by_name: dict[str, list[dict[str, Any]]] = {}
+    for dc in device_classes:
+        ern = (dc.get("spec") or {}).get("extendedResourceName")
+        if ern:
+            by_name.setdefault(ern, []).append(dc)
+    winners = {}
+    for ern, classes in by_name.items():
+        newest = max(c["metadata"].get("creationTimestamp") or "" for c in classes)
+        winners[ern] = min(c["metadata"]["name"] for c in classes
+                           if (c["metadata"].get("creationTimestamp") or "") == newest)
+    return winners
+
+
+def _sharing(device_classes: list[dict[str, Any]], ern: str) -> list[str]:
+    return sorted(dc["metadata"]["name"] for dc in device_classes
+                  if (dc.get("spec") or {}).get("extendedResourceName") == ern)
+
+
+def describe_class(dc: dict[str, Any], *, device_classes: list[dict[str, Any]],
+                   mappings: list[Mapping] | None, cluster_queues: list[dict[str, Any]] | None,
+                   pools: list[Pool] | None, evaluator: SelectorEvaluator,
+                   winners: dict[str, str]) -> dict[str, Any]:
+    name = dc["metadata"]["name"]
+    ern = (dc.get("spec") or {}).get("extendedResourceName")
+    selectors = class_selectors(dc)
+    findings: list[dict[str, Any]] = []
+
+    mapping = lookup(mappings, name) if mappings is not None else None
+    all_mappings = mappings_for(mappings, name) if mappings is not None else []
+    ern_usable = bool(ern) and winners.get(ern) == name
+    if mapping is not None:
+        quota_resource, quota_source = mapping.name, "mapping"
+    elif ern_usable:
+        quota_resource, quota_source = ern, "extendedResourceName"
+    else:
+        quota_resource, quota_source = None, None
+
+    if ern and not ern_usable:
+        others = [c for c in _sharing(device_classes, ern) if c != name]
+        findings.append(finding(
+            "warning", "DuplicateExtendedResourceName",
+            f"extendedResourceName {ern} is also set on {', '.join(others)}; the scheduler and Kueue "
+            f"pick {winners[ern]} (newest, then first by name), so requests for {ern} never use {name}",
+            f"give {name} a different extendedResourceName or remove it"))
+    elif ern and len(_sharing(device_classes, ern)) > 1:
+        others = [c for c in _sharing(device_classes, ern) if c != name]
+        findings.append(finding(
+            "info", "DuplicateExtendedResourceName",
+            f"extendedResourceName {ern} is also set on {', '.join(others)}; requests for {ern} use "
+            f"{name} (newest, then first by name)", None))
+
+    if mappings is not None and quota_resource is None:
+        findings.append(finding(
+            "warning", "NoQuotaResource",
+            f"{name} is not in deviceClassMappings and has no usable extendedResourceName: Kueue "
+            f"rejects ResourceClaimTemplates that request it (\"DeviceClass {name} is not mapped in "
+            f"DRA configuration\")",
+            f"map it: kubectl kueue-dra map set <quota-resource> --device-class {name}"))
+
+    if ern and ern_usable and mapping is not None and mapping.counter_sources:
+        findings.append(finding(
+            "error", "ExtendedResourceWithCounters",
+            f"pods requesting {ern} resolve to {name}, whose mapping {mapping.name} has counter "
+            f"sources: Kueue rejects them (\"use ResourceClaimTemplates with CEL selectors for "
+            f"counter-based quota\")",
+            "request MIG/partitioned devices through ResourceClaimTemplates, or drop the "
+            f"extendedResourceName of {name}"))
+
+    covered_by: list[str] | None = None
+    if cluster_queues is not None:
+        covered_by = []
+        charged = [m.name for m in all_mappings] or ([quota_resource] if quota_resource else [])
+        for resource in charged:
+            queues = queues_covering(cluster_queues, resource)
+            covered_by.extend(q for q in queues if q not in covered_by)
+            if not queues:
+                findings.append(finding(
+                    "warning", "NotCoveredByQueue",
+                    f"no ClusterQueue covers {resource}: workloads charged {resource} for {name} "
+                    f"are not admitted (\"resource {resource} unavailable in ClusterQueue\")",
+                    f"add {resource} to a ClusterQueue's coveredResources with a nominalQuota"))
+
+    matching: int | None = None
+    matching_pools: int | None = None
+    compiled_ok = True
+    for expr in selectors:
+        try:
+            compile_selector(expr)
+        except CelError as e:
+            compiled_ok = False
+            findings.append(finding("error", "SelectorInvalid", f"selector of {name} does not compile: {e}",
+                                    f"fix the CEL expression in DeviceClass {name} spec.selectors"))
+    if pools is not None and compiled_ok:
+        count = count_matching(pools, selectors, evaluator)
+        matching, matching_pools = count.devices, count.pools
+        for message, n in count.errors.items():
+            findings.append(finding(
+                "error", "SelectorEvaluationError",
+                f"selector of {name} fails on {n} device(s): {message}; the scheduler cannot allocate "
+                f"claims of this class while such devices exist",
+                "guard the attribute with has(...) or use an attribute the driver publishes"))
+        if count.incomplete_pool_devices:
+            findings.append(finding(
+                "info", "IncompletePool",
+                f"{count.incomplete_pool_devices} matching device(s) are in incomplete pools and are not "
+                "allocatable until the driver publishes every slice", None))
+        if not matching and not count.errors:
+            findings.append(finding(
+                "warning", "NoMatchingDevices", f"no device in any complete ResourceSlice pool matches {name}",
+                "check that the DRA driver runs and publishes ResourceSlices "
+                "(kubectl get resourceslices)"))
+
+    return {
+        "name": name,
+        "extendedResourceName": ern,
+        "quotaResource": quota_resource,
+        "quotaSource": quota_source,
+        "mappings": [m.name for m in all_mappings],
+        "matchingDevices": matching,
+        "matchingPools": matching_pools,
+        "coveredBy": covered_by,
+        "selectors": selectors,
+        "findings": findings,
+    }
+
+
+def classes_report(device_classes: list[dict[str, Any]], *, mappings: list[Mapping] | None,
+                   cluster_queues: list[dict[str, Any]] | None, pools: list[Pool] | None,
+                   evaluator: SelectorEvaluator | None = None) -> list[dict[str, Any]]:
+    evaluator = evaluator or SelectorEvaluator()
+    winners = extended_resource_winners(device_classes)
+    ordered = sorted(device_classes, key=lambda dc: dc["metadata"]["name"])
+    return [describe_class(dc, device_classes=device_classes, mappings=mappings,
+                           cluster_queues=cluster_queues, pools=pools, evaluator=evaluator,
+                           winners=winners) for dc in ordered]

@@ -1,0 +1,150 @@
+import json
+import os
+
+import pytest
+
+from kubectl_kueue_dra.errors import SnapshotError
+from kubectl_kueue_dra.kube.snapshot import load_objects, load_snapshot
+
+EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "examples")
+
+
+def write(tmp_path, name, text):
+    path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_multi_document_yaml(tmp_path):
+    path = write(tmp_path, "a.yaml", """
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: a}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: b}
+---
+""")
+    view = load_snapshot(str(path))
+    assert [o["metadata"]["name"] for o in view.list("DeviceClass")] == ["a", "b"]
+
+
+def test_kubectl_list_output_and_typed_list(tmp_path):
+    write(tmp_path, "list.yaml", """
+apiVersion: v1
+kind: List
+items:
+- apiVersion: kueue.x-k8s.io/v1beta2
+  kind: ClusterQueue
+  metadata: {name: cq}
+metadata: {resourceVersion: ""}
+""")
+    write(tmp_path, "pods.json", json.dumps({
+        "apiVersion": "v1", "kind": "PodList",
+        "items": [{"metadata": {"name": "p", "namespace": "ns"}}]}))
+    view = load_snapshot(str(tmp_path))
+    assert view.get("ClusterQueue", "cq") is not None
+    assert view.get("Pod", "p", "ns")["kind"] == "Pod"
+    assert view.get("Pod", "p", "other") is None
+
+
+def test_must_gather_tree(tmp_path):
+    root = tmp_path / "must-gather.local.123" / "quay-io-image-sha256-abc"
+    write(root, "cluster-scoped-resources/resource.k8s.io/deviceclasses/gpu.nvidia.com.yaml", """
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.nvidia.com}
+""")
+    write(root, "namespaces/team-a/batch/jobs/train.yaml", """
+apiVersion: batch/v1
+kind: Job
+metadata: {name: train, namespace: team-a}
+""")
+    write(root, "namespaces/team-a/pods/x/logs/current.log", "not yaml: [")
+    write(root, "timestamp", "whatever")
+    write(root, "event-filter.html", "<html>")
+    write(root, "namespaces/team-a/notes.yaml", "just: a map without kind\n")
+    view = load_snapshot(str(tmp_path))
+    assert view.get("DeviceClass", "gpu.nvidia.com") is not None
+    assert view.get("Job", "train", "team-a") is not None
+
+
+def test_same_object_twice_last_wins(tmp_path):
+    write(tmp_path, "1.yaml", "apiVersion: v1\nkind: Namespace\nmetadata: {name: a, labels: {v: '1'}}\n")
+    write(tmp_path, "2.yaml", "apiVersion: v1\nkind: Namespace\nmetadata: {name: a, labels: {v: '2'}}\n")
+    view = load_snapshot(str(tmp_path))
+    assert [n["metadata"]["labels"]["v"] for n in view.list("Namespace")] == ["2"]
+
+
+def test_missing_path():
+    with pytest.raises(SnapshotError, match="no such file or directory"):
+        load_objects("/nonexistent/snapshot")
+
+
+def test_malformed_yaml_names_file_and_line(tmp_path):
+    path = write(tmp_path, "bad.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: [a\n  x: }\n")
+    with pytest.raises(SnapshotError) as e:
+        load_objects(str(tmp_path))
+    assert str(path) in str(e.value)
+    assert ":5:" in str(e.value) or ":4:" in str(e.value)
+    assert "malformed YAML" in str(e.value)
+
+
+def test_malformed_json_names_file_and_line(tmp_path):
+    path = write(tmp_path, "bad.json", '{\n "kind": "List",\n "items": [\n}')
+    with pytest.raises(SnapshotError, match=rf"{path}:4: malformed JSON"):
+        load_objects(str(path))
+
+
+def test_empty_directory(tmp_path):
+    with pytest.raises(SnapshotError, match="no YAML or JSON files"):
+        load_objects(str(tmp_path))
+
+
+def test_v1beta1_objects_are_normalised(tmp_path):
+    write(tmp_path, "old.yaml", """
+apiVersion: resource.k8s.io/v1beta1
+kind: ResourceSlice
+metadata: {name: s}
+spec:
+  driver: gpu.example.com
+  pool: {name: p, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: gpu-0
+    basic:
+      attributes: {type: {string: gpu}}
+      capacity: {memory: {value: 80Gi}}
+---
+apiVersion: resource.k8s.io/v1beta1
+kind: ResourceClaimTemplate
+metadata: {name: t, namespace: ns}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        deviceClassName: gpu.example.com
+        count: 2
+      - name: alt
+        firstAvailable: [{name: a, deviceClassName: x}]
+""")
+    view = load_snapshot(str(tmp_path))
+    device = view.get("ResourceSlice", "s")["spec"]["devices"][0]
+    assert device["attributes"] == {"type": {"string": "gpu"}} and "basic" not in device
+    requests = view.get("ResourceClaimTemplate", "t", "ns")["spec"]["spec"]["devices"]["requests"]
+    assert requests[0] == {"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com", "count": 2}}
+    assert "exactly" not in requests[1] and requests[1]["firstAvailable"][0]["name"] == "a"
+    assert view.get("ResourceSlice", "s")["apiVersion"] == "resource.k8s.io/v1"
+
+
+def test_field_and_label_selectors_on_snapshot():
+    view = load_snapshot(os.path.join(EXAMPLES, "mig-partitionable"))
+    all_slices = view.list("ResourceSlice")
+    node1 = view.list("ResourceSlice", field_selector={"spec.nodeName": "a100-node-1"})
+    assert 0 < len(node1) < len(all_slices)
+    assert all(s["spec"]["nodeName"] == "a100-node-1" for s in node1)
+    jobs = view.list("Job", "ml-research", label_selector="kueue.x-k8s.io/queue-name=research")
+    assert {j["metadata"]["name"] for j in jobs} == {"notebook-eval", "pretrain"}
+    assert view.list("Job", "ml-research", label_selector="kueue.x-k8s.io/queue-name=other") == []
