@@ -21,6 +21,9 @@ PROG = "kubectl kueue-dra"
 COMMANDS = {
     "classes": ("classes", "classes", "DeviceClasses, the quota resource each one charges, "
                                       "matching devices."),
+    "map": ("map", "map_", "deviceClassMappings: show them, and set or remove one safely."),
+    "explain": ("explain", "explain", "What Kueue charges a workload for DRA devices, and why it is "
+                                      "(not) admitted."),
 }
 
 EPILOG = """\b
@@ -31,6 +34,9 @@ Examples:
   kubectl kueue-dra classes --from examples/mig-partitionable
   # As JSON, for scripts
   kubectl kueue-dra classes -o json
+  # The deviceClassMappings, and a safe change (validated, diff shown, dry run on the server)
+  kubectl kueue-dra map
+  kubectl kueue-dra map set gpu --device-class gpu.nvidia.com --dry-run=server
 """
 
 

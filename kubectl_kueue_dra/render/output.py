@@ -43,10 +43,10 @@ class Style:
 
 
 def table(headers: list[str], rows: list[list[Any]], no_headers: bool = False) -> str:
-    """A kubectl-style table: upper-case headers, left-aligned, three spaces between columns."""
+    """A kubectl-style table: upper-case headers, left-aligned; None prints as ``<none>``."""
     from tabulate import tabulate
 
-    cells = [["<none>" if c is None or c == "" else str(c) for c in row] for row in rows]
+    cells = [["<none>" if c is None else str(c) for c in row] for row in rows]
     if not cells:
         return ""
     text = tabulate(cells, headers=[] if no_headers else [h.upper() for h in headers],

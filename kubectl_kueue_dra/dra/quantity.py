@@ -1,0 +1,438 @@
+"""Kubernetes resource quantities, exact, rendered the way Kubernetes renders them.
+
+This is a port of ``k8s.io/apimachinery/pkg/api/resource`` (``quantity.go``,
+``amount.go``, ``math.go``, ``suffix.go``; checked against v0.36.3 by running the Go
+code on a few thousand inputs).  ``parse_quantity`` accepts exactly what
+``resource.ParseQuantity`` accepts, and ``str(q)`` is what ``Quantity.String()``
+returns, which is also what the API server and Kueue write into objects (e.g.
+``status.admission.podSetAssignments[].resourceUsage``).
+
+Behaviour worth knowing (all of it is apimachinery's, reproduced on purpose):
+
+* The canonical form keeps the *format* of the parsed suffix.  ``DecimalSI``
+  (no suffix, or n u m k M G T P E) uses the largest exponent that is a multiple
+  of 3 and keeps an integer mantissa: ``"1000"`` -> ``"1k"``, ``"0.5"`` ->
+  ``"500m"``, ``"1024"`` stays ``"1024"``.  ``BinarySI`` (Ki ... Ei) uses powers of
+  1024 when the value is an integer with magnitude >= 1024, otherwise it is shown
+  as DecimalSI: ``"1.5Gi"`` -> ``"1536Mi"``, ``"0.5Ki"`` -> ``"512"``.
+  ``DecimalExponent`` (``1e3``) stays an exponent: ``"1e3"`` -> ``"1e3"`` (not
+  ``"1k"``), ``"5e-1"`` -> ``"500e-3"``.
+* Parsing rounds *up* (away from zero) to a multiple of 1n: ``"0.1n"`` -> ``"1n"``.
+  BinarySI values above 2^63-1 are capped to 2^63-1 (``"8Ei"``); decimal ones are not.
+* A parsed quantity that apimachinery considers already canonical keeps its
+  original text, so ``str(parse_quantity("+1"))`` is ``"+1"`` and ``"01Gi"`` stays
+  ``"01Gi"``, exactly as ``String()`` and the API server return them.  Results of
+  arithmetic are always canonical.  ``canonical()`` ignores the kept text.
+* A DecimalSI value whose exponent has no suffix (e.g. ``"1000E"`` = 10^21) is
+  printed without a suffix (``"1"``); that is an apimachinery bug, reproduced.
+* Empty numbers are zero: ``"+"``, ``"."``, ``"Ki"``, ``"e3"`` all parse as 0;
+  ``"1K"``, ``"1 "``, ``"abc"``, ``"1.2.3"`` are rejected.
+
+Unlike apimachinery, exponents beyond +-10000 (``1e99999``) are rejected: Go
+cannot process them in reasonable time either.
+
+Internally a quantity remembers whether apimachinery would hold it as an
+``int64Amount`` or an ``inf.Dec``, because the Kubernetes CEL functions
+``isInteger()``/``asInteger()`` depend on it (see :meth:`Quantity.go_as_int64`).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Optional, Union
+
+__all__ = [
+    "BINARY_SI",
+    "DECIMAL_EXPONENT",
+    "DECIMAL_SI",
+    "Quantity",
+    "QuantityError",
+    "parse_quantity",
+]
+
+BINARY_SI = "BinarySI"
+DECIMAL_SI = "DecimalSI"
+DECIMAL_EXPONENT = "DecimalExponent"
+_FORMATS = (BINARY_SI, DECIMAL_SI, DECIMAL_EXPONENT)
+
+_INT64_MAX = (1 << 63) - 1
+_INT64_MIN = -(1 << 63)
+_MAX_EXPONENT = 10000  # tool limit, see module docstring
+
+_DEC_SUFFIXES = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+_BIN_SUFFIXES = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
+_DEC_BY_EXP = {e: s for s, e in _DEC_SUFFIXES.items()}
+_BIN_BY_EXP = {e: s for s, e in _BIN_SUFFIXES.items()}
+_SUFFIX_CHARS = frozenset("eEinumkKMGTP")
+_DIGITS = frozenset("0123456789")
+
+_FORMAT_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+
+
+class QuantityError(ValueError):
+    """The text is not a Kubernetes quantity (the message says why)."""
+
+
+def _fits_int64(v: int) -> bool:
+    return _INT64_MIN <= v <= _INT64_MAX
+
+
+class Quantity:
+    """An immutable Kubernetes quantity.
+
+    ``value`` is the exact value (a ``Fraction``), ``format`` one of ``"BinarySI"``,
+    ``"DecimalSI"``, ``"DecimalExponent"``.  Supports ``+``/``-`` with another
+    Quantity, ``*`` with an int, ordering, equality and hashing by value (the format
+    does not take part: ``1Ki == 1024``).
+    """
+
+    __slots__ = ("_unscaled", "_exp", "_dec", "_format", "_s", "_value")
+
+    # value == _unscaled * 10**_exp; _dec says apimachinery would hold it as inf.Dec.
+    def __init__(self, unscaled: int, exp: int, fmt: str, *, dec: bool = False, s: Optional[str] = None):
+        if fmt not in _FORMATS:
+            raise QuantityError(f"unknown quantity format {fmt!r}")
+        setattr_ = object.__setattr__
+        setattr_(self, "_unscaled", unscaled)
+        setattr_(self, "_exp", exp)
+        setattr_(self, "_dec", dec)
+        setattr_(self, "_format", fmt)
+        setattr_(self, "_s", s)
+        setattr_(self, "_value", Fraction(unscaled * 10**exp) if exp >= 0 else Fraction(unscaled, 10**-exp))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("Quantity is immutable")
+
+    # -- construction ---------------------------------------------------------------
+
+    @classmethod
+    def from_int(cls, n: int, fmt: str = DECIMAL_SI) -> "Quantity":
+        """Like ``resource.NewQuantity(n, fmt)``."""
+        if isinstance(n, bool) or not isinstance(n, int):
+            raise TypeError(f"from_int needs an int, not {type(n).__name__}")
+        return cls(n, 0, fmt, dec=not _fits_int64(n))
+
+    # -- accessors ------------------------------------------------------------------
+
+    @property
+    def value(self) -> Fraction:
+        return self._value
+
+    @property
+    def format(self) -> str:
+        return self._format
+
+    def sign(self) -> int:
+        return (self._unscaled > 0) - (self._unscaled < 0)
+
+    def is_zero(self) -> bool:
+        return self._unscaled == 0
+
+    def is_integer(self) -> bool:
+        """True when the value is a whole number (mathematically)."""
+        return self._value.denominator == 1
+
+    def as_int(self) -> int:
+        """The value as an int; raises QuantityError if it is not a whole number."""
+        if self._value.denominator != 1:
+            raise QuantityError(f"quantity {self} is not an integer")
+        return self._value.numerator
+
+    def go_as_int64(self) -> Optional[int]:
+        """apimachinery's ``AsInt64()``: the int64 value, or None when Go says "not fast".
+
+        This is representation dependent, as in Kubernetes: ``1000m``, ``1.0``,
+        ``1.5Gi`` and ``1Pi`` give None although they are whole numbers.  The CEL
+        functions ``isInteger()`` and ``asInteger()`` are defined through it.
+        """
+        if self._dec or self._exp < 0:
+            return None
+        v = self._unscaled * 10**self._exp
+        return v if _fits_int64(v) else None
+
+    def approximate_float(self) -> float:
+        """apimachinery's ``AsApproximateFloat64()`` (same rounding steps)."""
+        base = float(self._unscaled) if abs(self._unscaled) < (1 << 1000) else float("inf") * self.sign()
+        if self._exp == 0:
+            return base
+        return base * float(f"1e{self._exp}")
+
+    # -- arithmetic (apimachinery Add/Sub/Mul, including the format rules) ------------
+
+    def __add__(self, other: "Quantity") -> "Quantity":
+        if not isinstance(other, Quantity):
+            return NotImplemented
+        return self._add(other, negate=False)
+
+    def __sub__(self, other: "Quantity") -> "Quantity":
+        if not isinstance(other, Quantity):
+            return NotImplemented
+        return self._add(other, negate=True)
+
+    def _add(self, other: "Quantity", negate: bool) -> "Quantity":
+        fmt = other._format if self._unscaled == 0 else self._format
+        b_val = -other._unscaled if negate else other._unscaled
+        if not self._dec and not other._dec:
+            a_val, a_sc, b_sc = self._unscaled, self._exp, other._exp
+            if b_val == 0:
+                return Quantity(a_val, a_sc, fmt)
+            if a_val == 0:
+                return Quantity(b_val, b_sc, fmt)
+            if a_sc == b_sc:
+                c, sc = a_val + b_val, a_sc
+            elif a_sc > b_sc:
+                c, sc = a_val * 10 ** (a_sc - b_sc), b_sc
+                c = c + b_val if _fits_int64(c) else None
+            else:
+                c, sc = b_val * 10 ** (b_sc - a_sc), a_sc
+                c = a_val + c if _fits_int64(c) else None
+            if c is not None and _fits_int64(c):
+                return Quantity(c, sc, fmt)
+        # inf.Dec arithmetic: the result has the finer of the two scales.
+        sc = min(self._exp, other._exp)
+        c = self._unscaled * 10 ** (self._exp - sc) + b_val * 10 ** (other._exp - sc)
+        return Quantity(c, sc, fmt, dec=True)
+
+    def __mul__(self, n: int) -> "Quantity":
+        if isinstance(n, bool) or not isinstance(n, int):
+            return NotImplemented
+        if not self._dec:
+            v, sc = self._unscaled, self._exp
+            if v == 0:
+                return Quantity(v, sc, self._format)
+            if n == 0:
+                return Quantity(0, 0, self._format)
+            c = v * n
+            if _fits_int64(c):
+                if sc == 0:
+                    return Quantity(c, 0, self._format)
+                if sc > 0 and _fits_int64(c * 10**sc):
+                    return Quantity(c, sc, self._format)
+                if sc < 0 and c % 10**-sc == 0:
+                    return Quantity(c, sc, self._format)
+        return Quantity(self._unscaled * n, self._exp, self._format, dec=True)
+
+    __rmul__ = __mul__
+
+    def __neg__(self) -> "Quantity":
+        return Quantity(-self._unscaled, self._exp, self._format, dec=self._dec)
+
+    # -- comparison -----------------------------------------------------------------
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Quantity):
+            return self._value == other._value
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+    def __lt__(self, other: "Quantity") -> bool:
+        if not isinstance(other, Quantity):
+            return NotImplemented
+        return self._value < other._value
+
+    def __le__(self, other: "Quantity") -> bool:
+        if not isinstance(other, Quantity):
+            return NotImplemented
+        return self._value <= other._value
+
+    def __gt__(self, other: "Quantity") -> bool:
+        if not isinstance(other, Quantity):
+            return NotImplemented
+        return self._value > other._value
+
+    def __ge__(self, other: "Quantity") -> bool:
+        if not isinstance(other, Quantity):
+            return NotImplemented
+        return self._value >= other._value
+
+    def cmp(self, other: "Quantity") -> int:
+        """-1, 0 or 1, like apimachinery's ``Cmp``."""
+        return (self._value > other._value) - (self._value < other._value)
+
+    # -- rendering ------------------------------------------------------------------
+
+    def __str__(self) -> str:
+        return self._s if self._s is not None else self.canonical()
+
+    def __repr__(self) -> str:
+        return f"Quantity({str(self)!r})"
+
+    def canonical(self) -> str:
+        """apimachinery's ``CanonicalizeBytes`` (``String()`` without the kept text)."""
+        if self._unscaled == 0:
+            return "0"
+        fmt = self._format
+        if fmt == BINARY_SI and (-1024 < self._value < 1024 or self._value.denominator != 1):
+            fmt = DECIMAL_SI
+        if fmt == BINARY_SI:
+            n = self._value.numerator
+            times = 0
+            while abs(n) >= 1024 and n % 1024 == 0:
+                n //= 1024
+                times += 1
+            return f"{n}{_BIN_BY_EXP.get(times * 10, '')}"
+        m, e = self._unscaled, self._exp
+        while m % 10 == 0:
+            m //= 10
+            e += 1
+        r = e % 3  # Python's modulo: rounds the exponent down to a multiple of 3
+        m, e = m * 10**r, e - r
+        if fmt == DECIMAL_SI:
+            return f"{m}{_DEC_BY_EXP.get(e, '')}"
+        return f"{m}e{e}" if e else str(m)
+
+
+# -- parsing ----------------------------------------------------------------------------
+
+
+def _scan(s: str):
+    """Port of ``parseQuantityString``: (positive, value, num, denom, suffix)."""
+    positive = True
+    pos, end = 0, len(s)
+    if s[0] == "-":
+        positive = False
+        pos = 1
+    elif s[0] == "+":
+        pos = 1
+    # strip leading zeros
+    while pos < end and s[pos] == "0":
+        pos += 1
+    if pos >= end:
+        return positive, "0", "0", "", ""
+    i = pos
+    while i < end and s[i] in _DIGITS:
+        i += 1
+    if i >= end:
+        return positive, s, s[pos:], "", ""
+    num = s[pos:i] or "0"
+    pos = i
+    denom = ""
+    if s[pos] == ".":
+        pos += 1
+        i = pos
+        while i < end and s[i] in _DIGITS:
+            i += 1
+        denom = s[pos:i]
+        if i >= end:
+            return positive, s, num, denom, ""
+        pos = i
+    value = s[:pos]
+    suffix_start = pos
+    i = pos
+    while i < end and s[i] in _SUFFIX_CHARS:
+        i += 1
+    if i >= end:
+        return positive, value, num, denom, s[suffix_start:]
+    pos = i
+    if s[pos] in "+-":
+        pos += 1
+    i = pos
+    while i < end and s[i] in _DIGITS:
+        i += 1
+    if i >= end:
+        return positive, value, num, denom, s[suffix_start:]
+    raise QuantityError(_FORMAT_ERROR)
+
+
+def _go_parse_int64(text: str) -> Optional[int]:
+    """strconv.ParseInt(text, 10, 64), None on error."""
+    body = text[1:] if text[:1] in ("+", "-") else text
+    if not body or not all(c in _DIGITS for c in body):
+        return None
+    v = int(text)
+    return v if _fits_int64(v) else None
+
+
+def _interpret(suffix: str):
+    """(base, exponent, format) for a suffix, or QuantityError."""
+    if suffix in _DEC_SUFFIXES:
+        return 10, _DEC_SUFFIXES[suffix], DECIMAL_SI
+    if suffix in _BIN_SUFFIXES:
+        return 2, _BIN_SUFFIXES[suffix], BINARY_SI
+    if len(suffix) > 1 and suffix[0] in "eE":
+        parsed = _go_parse_int64(suffix[1:])
+        if parsed is not None:
+            exp = ((parsed + (1 << 31)) % (1 << 32)) - (1 << 31)  # Go's int32(parsed)
+            if abs(exp) > _MAX_EXPONENT:
+                raise QuantityError(f"quantity exponent {exp} is out of the range this tool supports")
+            return 10, exp, DECIMAL_EXPONENT
+    hint = " (did you mean 'k' or 'Ki'?)" if "K" in suffix else ""
+    raise QuantityError(f"unable to parse quantity's suffix {suffix!r}{hint}")
+
+
+def parse_quantity(s: Union[str, int, float]) -> Quantity:
+    """Parse like ``resource.ParseQuantity``; ints and floats are parsed from their text."""
+    if isinstance(s, bool):
+        raise QuantityError(f"a quantity cannot be a boolean ({s!r})")
+    if isinstance(s, int):
+        s = str(s)
+    elif isinstance(s, float):
+        s = repr(s)
+    elif not isinstance(s, str):
+        raise QuantityError(f"a quantity must be a string or a number, not {type(s).__name__}")
+    try:
+        return _parse(s)
+    except QuantityError as e:
+        raise QuantityError(f"invalid quantity {s!r}: {e}") from None
+
+
+def _parse(s: str) -> Quantity:
+    if not s:
+        raise QuantityError(_FORMAT_ERROR)
+    if s == "0":
+        return Quantity(0, 0, DECIMAL_SI, s="0")
+    if len(s) > 4000:
+        raise QuantityError("quantity text is too long for this tool")
+    positive, value, num, denom, suffix = _scan(s)
+    base, exponent, fmt = _interpret(suffix)
+
+    # Fast path: apimachinery keeps small exact values as an int64Amount.
+    mantissa = 1
+    if fmt == BINARY_SI:
+        scale = 0
+        if exponent >= 0 and not denom:
+            mantissa = 1 << exponent
+            precision = 15 - len(num) - exponent * 3 // 10 - 1
+        else:
+            precision = -1
+    else:
+        scale = exponent
+        precision = 18 - (len(num) + len(denom))
+    if precision >= 0:
+        scale -= len(denom)
+        if scale >= -9:
+            shifted = num + denom
+            v = int(shifted)
+            result = v * mantissa
+            if _fits_int64(result):
+                if not positive:
+                    result = -result
+                if fmt == BINARY_SI:
+                    keep = exponent % 10 == 0 and (v & 0x07) != 0
+                else:
+                    keep = scale % 3 == 0 and not shifted.endswith("000") and shifted[0] != "0"
+                return Quantity(result, scale, fmt, s=s if keep else None)
+
+    # Slow path (inf.Dec): exact value, rounded up to 1n, BinarySI capped at 2^63-1.
+    digits = value.lstrip("+-")
+    int_part, _, frac_part = digits.partition(".")
+    if not (int_part or frac_part):
+        raise QuantityError("unable to parse numeric part of quantity")
+    amount = Fraction(int((int_part or "0") + frac_part), 10 ** len(frac_part))
+    amount *= Fraction(10) ** exponent if base == 10 else Fraction(2) ** exponent
+    nanos = amount * 10**9
+    if nanos.denominator != 1:
+        nanos = -((-nanos.numerator) // nanos.denominator)  # ceil: round away from zero (amount >= 0)
+    nanos = int(nanos)
+    unscaled, exp = nanos, -9
+    if fmt == BINARY_SI and nanos > _INT64_MAX * 10**9:
+        unscaled, exp = _INT64_MAX, 0
+    if fmt == BINARY_SI and 0 < nanos < 10**9:
+        fmt = DECIMAL_SI
+    if nanos == 0:  # not rounded: inf.Dec keeps the scale of the text
+        unscaled, exp = 0, (exponent if base == 10 else 0) - len(frac_part)
+    if not positive:
+        unscaled = -unscaled
+    return Quantity(unscaled, exp, fmt, dec=True)

@@ -1,0 +1,257 @@
+"""Why a workload is (not) admitted: compare the predicted charge with what Kueue recorded, read
+the Workload's conditions, and check the queue path (LocalQueue → ClusterQueue → quota).
+
+Pure: takes objects and the charge result, returns findings (``findings.finding`` dicts).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ..dra.quantity import QuantityError, parse_quantity
+from ..findings import finding
+from .charge import ChargeResult, kueue_int
+from .queues import covered_resources
+
+OPENSHIFT_MANAGED_LABEL = "kueue.openshift.io/managed"
+
+# Kueue's condition messages (research §8) → (code, cause, fix). Checked in order.
+CONDITION_CAUSES: list[tuple[str, str, str, str]] = [
+    (r"KueueDRAIntegration feature gate is not enabled", "KueueDRADisabled",
+     "Kueue's KueueDRAIntegration gate is off and KueueDRARejectWorkloadsWhenDRADisabled rejects DRA workloads",
+     "enable KueueDRAIntegration in Kueue's featureGates (kubectl kueue-dra verify shows where) and restart Kueue"),
+    (r"does not support use of resource claims|DRA resource claims not supported", "ResourceClaimNotSupported",
+     "a pod set names a ResourceClaim directly (resourceClaimName); Kueue only accounts for ResourceClaimTemplates",
+     "use resourceClaimTemplateName in the pod template"),
+    (r"is not mapped in DRA configuration", "DeviceClassNotMapped",
+     "the DeviceClass of a ResourceClaimTemplate request is not in deviceClassMappings",
+     "kubectl kueue-dra map set <quota-resource> --device-class <class> (upstream Kueue: then restart it)"),
+    (r"failed to get claim spec for ResourceClaimTemplate", "ClaimTemplateMissing",
+     "the ResourceClaimTemplate does not exist in the workload's namespace (Kueue retries)",
+     "create the ResourceClaimTemplate in the namespace, or fix its name in the pod template"),
+    (r"FirstAvailable device selection is not supported", "FirstAvailableNotSupported",
+     "the claim uses a prioritized list (firstAvailable), which Kueue does not account for",
+     "request one DeviceClass with exactly: {deviceClassName, count}"),
+    (r"AdminAccess is not supported", "AdminAccessNotSupported",
+     "the claim requests adminAccess, which Kueue rejects (main after v0.19.2 skips it instead)",
+     "drop adminAccess from the ResourceClaimTemplate, or run this workload outside Kueue"),
+    (r"AllocationMode 'All' is not supported|unsupported allocation mode", "AllocationModeNotSupported",
+     "the claim uses allocationMode All, which Kueue cannot count",
+     "use allocationMode: ExactCount with a count"),
+    (r"insufficient matching devices for CEL selector", "NotEnoughMatchingDevices",
+     "fewer devices in the cluster's ResourceSlices match the request's CEL selector than it asks for "
+     "(Kueue retries with backoff)",
+     "check the selector against the devices: kubectl kueue-dra classes -o wide"),
+    (r"insufficient matching devices for (counter|capacity) driver", "NotEnoughMatchingDevices",
+     "fewer devices in complete, current pools of the driver match the mapping selector, class and request "
+     "selectors than the request's count (Kueue retries)",
+     "check the ResourceSlices of the driver (kubectl get resourceslices --field-selector spec.driver=<driver>)"),
+    (r"no consumesCounters entry for counter", "CounterNotPublished",
+     "no matching device consumes the counter named in the mapping's counter source",
+     "fix counter.name in deviceClassMappings to a key the driver publishes in consumesCounters"),
+    (r"CEL (evaluation|compilation)", "SelectorError",
+     "a CEL selector does not compile or fails on some device", "fix the selector; kubectl kueue-dra classes shows which"),
+    (r"extended resource quantity must be an integer|overflows int64", "ExtendedResourceNotInteger",
+     "an extended resource backed by a DeviceClass is requested in a fraction", "request whole devices"),
+    (r"with counters configured|with capacity sources configured", "ExtendedResourceOnCounterClass",
+     "the extended resource resolves to a DeviceClass whose mapping charges counters or capacity",
+     "request partitions through ResourceClaimTemplates with CEL selectors"),
+    (r"unavailable in ClusterQueue", "ResourceNotCovered",
+     "the ClusterQueue does not list a resource of the workload in coveredResources",
+     "add the resource (mapping name or extendedResourceName) to the ClusterQueue's coveredResources"),
+    (r"insufficient unused quota", "QuotaExhausted",
+     "the ClusterQueue has not enough unused quota now; the workload waits for others to finish",
+     "wait, raise nominalQuota, or allow borrowing in a cohort"),
+    (r"maximum capacity|exceeds", "ExceedsQuota",
+     "the workload asks for more than the ClusterQueue can ever give (nominal quota plus borrowing)",
+     "raise the ClusterQueue's nominalQuota / borrowingLimit or shrink the workload"),
+]
+
+
+def condition(obj: dict[str, Any], ctype: str) -> dict[str, Any] | None:
+    return next((c for c in (obj.get("status") or {}).get("conditions") or [] if c.get("type") == ctype), None)
+
+
+def is_admitted(workload: dict[str, Any]) -> bool:
+    cond = condition(workload, "Admitted")
+    return bool(cond and cond.get("status") == "True")
+
+
+def cause_of(message: str) -> tuple[str, str, str] | None:
+    for pattern, code, cause, fix in CONDITION_CAUSES:
+        if re.search(pattern, message):
+            return code, cause, fix
+    return None
+
+
+def recorded_usage(workload: dict[str, Any]) -> tuple[str | None, dict[str, dict[str, str]]]:
+    """("admission" | "resourceRequests" | None, {podSet: {resource: quantity}})."""
+    status = workload.get("status") or {}
+    admission = status.get("admission")
+    if admission:
+        return "admission", {a.get("name"): dict(a.get("resourceUsage") or {})
+                             for a in admission.get("podSetAssignments") or []}
+    if status.get("resourceRequests"):
+        return "resourceRequests", {r.get("name"): dict(r.get("resources") or {})
+                                    for r in status["resourceRequests"]}
+    return None, {}
+
+
+def compare(result: ChargeResult, recorded: dict[str, dict[str, str]], source: str,
+            dra_resources: set[str]) -> list[dict[str, Any]]:
+    """Numeric comparison, per pod set and resource, of the prediction with Kueue's record."""
+    findings = []
+    for ps in result.podsets:
+        rec = recorded.get(ps.name)
+        if rec is None:
+            continue
+        predicted = ps.total
+        for name in sorted(set(rec) | (set(predicted) & dra_resources)):
+            if name not in rec:
+                if name in dra_resources and predicted.get(name):
+                    findings.append(finding(
+                        "warning", "ChargeMismatch",
+                        f"pod set {ps.name}: Kueue recorded no {name}, this tool predicts {predicted[name]} "
+                        "units", "likely causes: the resource got no flavor (not covered), or Kueue's config "
+                        "changed since admission"))
+                continue
+            try:
+                got = kueue_int(name, parse_quantity(rec[name]))
+            except QuantityError:
+                continue
+            want = predicted.get(name)
+            if want is None:
+                if name in dra_resources:
+                    findings.append(finding(
+                        "warning", "ChargeMismatch",
+                        f"pod set {ps.name}: Kueue recorded {name}={rec[name]} in {source}, this tool "
+                        "predicts none", _MISMATCH_FIX))
+                continue
+            if got != want:
+                findings.append(finding(
+                    "warning", "ChargeMismatch",
+                    f"pod set {ps.name}: Kueue recorded {name}={rec[name]} in {source}, this tool predicts "
+                    f"{want if name != 'cpu' else str(want) + 'm'} (base units)", _MISMATCH_FIX))
+    return findings
+
+
+_MISMATCH_FIX = ("Kueue computes the charge once, while the workload is pending: ResourceSlices or "
+                 "DeviceClasses changed since then, the config changed without a restart, or the Kueue "
+                 "version differs (pass --kueue-version)")
+
+
+@dataclass
+class QueuePath:
+    local_queue_name: str | None
+    local_queue: dict[str, Any] | None
+    cluster_queue: dict[str, Any] | None
+    namespace: dict[str, Any] | None
+    openshift: bool
+
+
+def queue_findings(path: QueuePath, totals: dict[str, int], namespace: str,
+                   managed_selector: dict[str, Any] | None) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    if not path.local_queue_name:
+        out.append(finding("error", "NoQueueName",
+                           "the workload names no LocalQueue (label kueue.x-k8s.io/queue-name): Kueue does not "
+                           "manage it unless manageJobsWithoutQueueName is set",
+                           f"kubectl label -n {namespace} <job> kueue.x-k8s.io/queue-name=<local-queue>"))
+        return out
+    if path.namespace is not None:
+        labels = (path.namespace.get("metadata") or {}).get("labels") or {}
+        if path.openshift and labels.get(OPENSHIFT_MANAGED_LABEL) != "true":
+            out.append(finding(
+                "error", "NamespaceNotManaged",
+                f"namespace {namespace} lacks the label {OPENSHIFT_MANAGED_LABEL}=true: the Kueue operator's "
+                "webhooks ignore it, so its jobs run WITHOUT quota — GPUs are not counted at all",
+                f"kubectl label namespace {namespace} {OPENSHIFT_MANAGED_LABEL}=true"))
+        elif managed_selector and not _selector_matches(managed_selector, labels):
+            out.append(finding(
+                "error", "NamespaceNotManaged",
+                f"namespace {namespace} does not match Kueue's managedJobsNamespaceSelector: its jobs bypass "
+                "quota", "label the namespace to match managedJobsNamespaceSelector"))
+    if path.local_queue is None:
+        out.append(finding("error", "LocalQueueMissing",
+                           f"LocalQueue {namespace}/{path.local_queue_name} does not exist",
+                           f"create it: a LocalQueue named {path.local_queue_name} in {namespace} pointing at a "
+                           "ClusterQueue"))
+        return out
+    cq_name = (path.local_queue.get("spec") or {}).get("clusterQueue")
+    cq = path.cluster_queue
+    if cq is None:
+        out.append(finding("error", "ClusterQueueMissing",
+                           f"ClusterQueue {cq_name} (of LocalQueue {path.local_queue_name}) does not exist",
+                           f"create ClusterQueue {cq_name} or point the LocalQueue at an existing one"))
+        return out
+    spec = cq.get("spec") or {}
+    if spec.get("stopPolicy") in ("Hold", "HoldAndDrain"):
+        out.append(finding("error", "ClusterQueueStopped",
+                           f"ClusterQueue {cq_name} has stopPolicy {spec['stopPolicy']}: it admits nothing",
+                           f"kubectl patch clusterqueue {cq_name} --type=merge -p '{{\"spec\":{{\"stopPolicy\":\"None\"}}}}'"))
+    active = condition(cq, "Active")
+    if active and active.get("status") == "False":
+        out.append(finding("error", "ClusterQueueInactive",
+                           f"ClusterQueue {cq_name} is not active: {active.get('reason')}: {active.get('message')}",
+                           "fix what the condition says (often a missing ResourceFlavor or AdmissionCheck)"))
+    selector = spec.get("namespaceSelector")
+    if selector is not None and path.namespace is not None:
+        labels = (path.namespace.get("metadata") or {}).get("labels") or {}
+        if not _selector_matches(selector, labels):
+            out.append(finding("error", "NamespaceNotSelected",
+                               f"ClusterQueue {cq_name}'s namespaceSelector does not match namespace {namespace}",
+                               "label the namespace or widen the ClusterQueue's namespaceSelector"))
+    covered = covered_resources(cq)
+    for name in sorted(totals):
+        if name not in covered and totals[name] > 0:
+            out.append(finding("error", "ResourceNotCovered",
+                               f"ClusterQueue {cq_name} does not cover {name}: the workload cannot be admitted "
+                               f"(\"resource {name} unavailable in ClusterQueue\")",
+                               f"add {name} to coveredResources of ClusterQueue {cq_name} with a nominalQuota"))
+    return out
+
+
+def quota_table(cq: dict[str, Any], totals: dict[str, int], binary: set[str]) -> list[dict[str, Any]]:
+    """Per resource the workload uses: nominal, reserved, free (first flavor that covers it)."""
+    from .charge import format_usage
+
+    reserved: dict[tuple[str, str], str] = {}
+    for fu in (cq.get("status") or {}).get("flavorsReservation") or []:
+        for r in fu.get("resources") or []:
+            reserved[(fu.get("name"), r.get("name"))] = r.get("total") or "0"
+    rows = []
+    for group in (cq.get("spec") or {}).get("resourceGroups") or []:
+        for flavor in group.get("flavors") or []:
+            for res in flavor.get("resources") or []:
+                name = res.get("name")
+                if name not in totals or any(r["resource"] == name for r in rows):
+                    continue
+                nominal = kueue_int(name, parse_quantity(res.get("nominalQuota") or "0"))
+                used = kueue_int(name, parse_quantity(reserved.get((flavor.get("name"), name), "0")))
+                borrowing = res.get("borrowingLimit")
+                rows.append({"resource": name, "flavor": flavor.get("name"),
+                             "nominal": format_usage(name, nominal, binary),
+                             "reserved": format_usage(name, used, binary),
+                             "free": format_usage(name, max(0, nominal - used), binary),
+                             "borrowingLimit": borrowing, "request": format_usage(name, totals[name], binary),
+                             "fits": totals[name] <= nominal - used})
+    return rows
+
+
+def _selector_matches(selector: dict[str, Any], labels: dict[str, str]) -> bool:
+    for key, value in (selector.get("matchLabels") or {}).items():
+        if labels.get(key) != value:
+            return False
+    for expr in selector.get("matchExpressions") or []:
+        key, op, values = expr.get("key"), expr.get("operator"), expr.get("values") or []
+        if op == "In" and labels.get(key) not in values:
+            return False
+        if op == "NotIn" and labels.get(key) in values:
+            return False
+        if op == "Exists" and key not in labels:
+            return False
+        if op == "DoesNotExist" and key in labels:
+            return False
+    return True

@@ -1,0 +1,141 @@
+"""What differs between Kueue versions in DRA accounting (research: kueue-dra.md §11).
+
+``Semantics.for_version("0.19.2")`` gives the switches the charge engine follows. Versions before
+0.18 are outside what this tool re-derives (other gate names, other API versions); they are
+reported as such rather than guessed.
+"""
+
+import re
+from dataclasses import dataclass
+
+DEFAULT_VERSION = "0.19.2"
+SUPPORTED = "0.18.0 – 0.19.x"
+
+
+def parse_version(text: str) -> tuple[int, int, int] | None:
+    match = re.match(r"^v?(\d+)\.(\d+)(?:\.(\d+))?", text.strip())
+    if not match:
+        return None
+    return int(match.group(1)), int(match.group(2)), int(match.group(3) or 0)
+
+
+@dataclass(frozen=True)
+class Semantics:
+    version: str
+    #: mapping lookup: 0.19 takes the first mapping listing a class, 0.18 the last
+    last_mapping_wins: bool
+    #: 0.19: every counter source of every mapping of a class; 0.18: the first source of the last
+    multi_counter: bool
+    #: 0.18 looked only at the first consumesCounters entry holding the counter, per device
+    first_counter_entry_only: bool
+    #: 0.19: consumable-capacity sources exist (alpha gate)
+    capacity_sources: bool
+    #: < 0.18.2 rejected devices.constraints and devices.config
+    rejects_constraints_and_config: bool
+    #: >= 0.18.4 renders counter-charged names in BinarySI (4864Mi), before as plain bytes
+    counters_binary_rendering: bool
+    #: >= 0.18.5 / 0.19.1: extended resources resolve to the class the scheduler picks
+    er_scheduler_class_choice: bool
+    #: default of KueueDRAIntegrationExtendedResource / ...PartitionableDevices
+    er_gate_default: bool
+    pd_gate_default: bool
+
+    @staticmethod
+    def supported(version: str) -> bool:
+        v = parse_version(version)
+        return v is not None and (0, 18, 0) <= v < (0, 20, 0)
+
+    @classmethod
+    def for_version(cls, version: str | None) -> "Semantics":
+        text = version or DEFAULT_VERSION
+        v = parse_version(text) or parse_version(DEFAULT_VERSION)
+        assert v is not None
+        v19 = v >= (0, 19, 0)
+        return cls(
+            version=text.lstrip("v"),
+            last_mapping_wins=not v19,
+            multi_counter=v19,
+            first_counter_entry_only=not v19,
+            capacity_sources=v19,
+            rejects_constraints_and_config=v < (0, 18, 2),
+            counters_binary_rendering=v >= (0, 18, 4),
+            er_scheduler_class_choice=v >= (0, 19, 1) or (0, 18, 5) <= v < (0, 19, 0),
+            er_gate_default=v19,
+            pd_gate_default=v19,
+        )
+
+
+# Kueue feature gates that matter here, with their defaults per version.
+DRA_GATES = (
+    "KueueDRAIntegration",
+    "KueueDRAIntegrationExtendedResource",
+    "KueueDRAIntegrationPartitionableDevices",
+    "KueueDRAIntegrationConsumableCapacity",
+    "KueueDRARejectWorkloadsWhenDRADisabled",
+)
+OBSOLETE_GATES = ("DynamicResourceAllocation", "DRAExtendedResources")
+
+
+def default_gates(semantics: Semantics) -> dict[str, bool]:
+    return {
+        "KueueDRAIntegration": True,
+        "KueueDRAIntegrationExtendedResource": semantics.er_gate_default,
+        "KueueDRAIntegrationPartitionableDevices": semantics.pd_gate_default,
+        "KueueDRAIntegrationConsumableCapacity": False,
+        "KueueDRARejectWorkloadsWhenDRADisabled": True,
+    }
+
+
+@dataclass(frozen=True)
+class KueueGates:
+    dra: bool = True
+    extended_resource: bool = True
+    partitionable: bool = True
+    consumable_capacity: bool = False
+    reject_when_disabled: bool = True
+
+    @classmethod
+    def from_map(cls, gates: dict[str, bool]) -> "KueueGates":
+        return cls(
+            dra=gates.get("KueueDRAIntegration", True),
+            extended_resource=gates.get("KueueDRAIntegrationExtendedResource", True),
+            partitionable=gates.get("KueueDRAIntegrationPartitionableDevices", True),
+            consumable_capacity=gates.get("KueueDRAIntegrationConsumableCapacity", False),
+            reject_when_disabled=gates.get("KueueDRARejectWorkloadsWhenDRADisabled", True),
+        )
+
+
+def parse_feature_gates_flag(value: str) -> dict[str, bool]:
+    """``--feature-gates=A=true,B=false`` → {"A": True, "B": False} (unparseable parts skipped)."""
+    out = {}
+    for part in value.split(","):
+        name, sep, raw = part.partition("=")
+        if sep and raw.strip().lower() in ("true", "false"):
+            out[name.strip()] = raw.strip().lower() == "true"
+    return out
+
+
+def configured_gates(config_document: dict, deployment: dict | None) -> dict[str, bool]:
+    """Gates set explicitly: the Configuration's ``featureGates`` map and the Deployment's
+    ``--feature-gates`` argument (Kueue refuses to start when both are used)."""
+    gates: dict[str, bool] = {}
+    for name, value in (config_document.get("featureGates") or {}).items():
+        if isinstance(value, bool):
+            gates[name] = value
+    for container in (((deployment or {}).get("spec") or {}).get("template") or {}).get(
+            "spec", {}).get("containers") or []:
+        args = list(container.get("args") or []) + list(container.get("command") or [])
+        for i, arg in enumerate(args):
+            if arg.startswith("--feature-gates="):
+                gates.update(parse_feature_gates_flag(arg.split("=", 1)[1]))
+            elif arg == "--feature-gates" and i + 1 < len(args):
+                gates.update(parse_feature_gates_flag(args[i + 1]))
+    return gates
+
+
+def effective_gates(semantics: Semantics, config_document: dict, deployment: dict | None) -> dict[str, bool]:
+    gates = default_gates(semantics)
+    for name, value in configured_gates(config_document, deployment).items():
+        if name in gates:
+            gates[name] = value
+    return gates
