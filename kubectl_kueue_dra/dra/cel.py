@@ -121,7 +121,9 @@ def _conditional(cond: Any, x: Any, y: Any) -> Any:
 _FUNCTIONS = dict(FUNCTIONS, **{"_?_:_": _conditional})
 
 _DEVICE_FIELDS = frozenset({"driver", "attributes", "capacity", "allowMultipleAllocations"})
-_TYPE_IDENTS = frozenset({"int", "uint", "double", "bool", "string", "bytes", "list", "map", "null_type", "type", "dyn"})
+_TYPE_IDENTS = frozenset(
+    {"int", "uint", "double", "bool", "string", "bytes", "list", "map", "null_type", "type", "dyn"}
+)
 _KNOWN_FUNCTIONS = frozenset(k for k in list(base_functions) + list(FUNCTIONS) if not k.startswith(("_", "!", "-")))
 _ONE_VAR_MACROS = frozenset({"all", "exists", "exists_one", "filter", "map"})
 # In the Kubernetes CEL environment but not implemented here.
@@ -164,7 +166,9 @@ def _blank_literals(expr: str) -> str:
     return "".join(out)
 
 
-_CHAIN_RULES = frozenset({"expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication", "unary", "member", "primary"})
+_CHAIN_RULES = frozenset(
+    {"expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication", "unary", "member", "primary"}
+)
 
 
 def _leaf(tree: Any) -> Any:
@@ -560,7 +564,8 @@ def device_shape_key(driver: str, device: Dict[str, Any]) -> Hashable:
     try:
         hash(key)
     except TypeError:  # list-type attributes or odd JSON: freeze everything
-        key = (driver, _frozen(attrs), _frozen({k: v.get("value") if isinstance(v, dict) else v for k, v in caps.items()}), key[3])
+        values = {k: v.get("value") if isinstance(v, dict) else v for k, v in caps.items()}
+        key = (driver, _frozen(attrs), _frozen(values), key[3])
     return key
 
 

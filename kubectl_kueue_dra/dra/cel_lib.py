@@ -180,7 +180,7 @@ class Semver:
         return f"semver({str(self)!r})"
 
 
-# -- helpers ------------------------------------------------------------------------------
+# -- utilities ----------------------------------------------------------------------------
 
 
 def _err(msg: str) -> CELEvalError:
@@ -280,6 +280,11 @@ def _not_equal(a: Any, b: Any) -> Any:
     return r if isinstance(r, CELEvalError) else celtypes.BoolType(not r)
 
 
+_ORDERED_TYPES = (
+    celtypes.BoolType, celtypes.StringType, celtypes.BytesType, celtypes.TimestampType, celtypes.DurationType
+)
+
+
 def _ordered(a: Any, b: Any) -> Any:
     """Python-comparable plain values for a CEL ordering, or CELEvalError."""
     err = _first_error(a, b)
@@ -287,7 +292,7 @@ def _ordered(a: Any, b: Any) -> Any:
         return err
     if _is_num(a) and _is_num(b):
         return _plain(a), _plain(b)
-    for t in (celtypes.BoolType, celtypes.StringType, celtypes.BytesType, celtypes.TimestampType, celtypes.DurationType):
+    for t in _ORDERED_TYPES:
         if isinstance(a, t) and isinstance(b, t):
             return a, b
     return _err(_NO_OVERLOAD)
@@ -458,7 +463,10 @@ def _patch(v: Any) -> Any:
 # -- strings (cel-go ext.Strings v2) ---------------------------------------------------------
 
 # unicode.IsSpace, which strings.TrimSpace uses
-_GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+_GO_SPACE = (
+    "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000"
+)
 _LOWER = {i: i + 32 for i in range(ord("A"), ord("Z") + 1)}
 _UPPER = {i + 32: i for i in range(ord("A"), ord("Z") + 1)}
 
@@ -671,7 +679,9 @@ def _slice(lst: Any, start: Any, end: Any) -> Any:
     if start < 0 or end < 0:
         return _err(f"cannot slice(start={int(start)}, end={int(end)}), negative indexes not supported")
     if start > end:
-        return _err(f"cannot slice(start={int(start)}, end={int(end)}), start index must be less than or equal to end index")
+        return _err(
+            f"cannot slice(start={int(start)}, end={int(end)}), start index must be less than or equal to end index"
+        )
     if end > len(lst):
         return _err(f"cannot slice(start={int(start)}, end={int(end)}), list is length {len(lst)}")
     return celtypes.ListType(lst[start:end])

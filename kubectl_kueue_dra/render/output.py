@@ -73,4 +73,4 @@ def emit(document: dict[str, Any], fmt: str, text: Callable[[dict[str, Any]], st
     else:
         out = text(document)
         if out:
-            click.echo(out)
+            click.echo(out, color=True)  # the text has colour codes only when Style enabled them

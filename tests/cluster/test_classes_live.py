@@ -1,0 +1,84 @@
+"""`classes` against the real API server: the same answers live as from the offline snapshot,
+for the admin, the documented read-only role, a partially permitted user and a user with no
+permissions."""
+
+import json
+
+import pytest
+
+import setups
+from harness import run_plugin
+
+
+def classes_json(cluster, *args, context="admin"):
+    proc = run_plugin(cluster, "classes", "-o", "json", *args, context=context)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    doc.pop("source")
+    return doc
+
+
+@pytest.fixture(scope="module", params=setups.SETUPS)
+def loaded(request, cluster_gates_on, tmp_path_factory):
+    docs = setups.load(cluster_gates_on, request.param)
+    snap = setups.snapshot(cluster_gates_on, docs, tmp_path_factory.mktemp("snap") / "snapshot.yaml")
+    return request.param, snap
+
+
+def test_live_equals_snapshot(cluster_gates_on, loaded):
+    setup, snap = loaded
+    live = classes_json(cluster_gates_on)
+    offline = classes_json(cluster_gates_on, "--from", str(snap))
+    assert live == offline
+    assert live["partial"] is False
+    by_name = {c["name"]: c for c in live["deviceClasses"]}
+    if setup == "mig-partitionable":
+        assert live["kueueConfig"] == {"kind": "Kueue", "name": "cluster", "namespace": None}
+        assert by_name["mig.nvidia.com"]["quotaResource"] == "gpu.memory"
+        assert by_name["mig.nvidia.com"]["matchingDevices"] == 2 * 8 * 14  # 2 nodes x 8 GPUs x 14 MIG placements
+        assert by_name["gpu.nvidia.com"]["matchingDevices"] == 16
+        assert by_name["mig.nvidia.com"]["coveredBy"] == ["research-cq"]
+    elif setup == "extended-resource":
+        # the newest of two classes sharing nvidia.com/gpu wins, live as offline
+        assert by_name["gpu.nvidia.com"]["quotaResource"] == "nvidia.com/gpu"
+        assert by_name["gpu.nvidia.com"]["quotaSource"] == "extendedResourceName"
+        assert by_name["gpu-legacy.nvidia.com"]["quotaResource"] is None
+        codes = {f["code"] for f in by_name["gpu-legacy.nvidia.com"]["findings"]}
+        assert {"DuplicateExtendedResourceName", "NoQuotaResource"} <= codes
+    else:
+        assert live["kueueConfig"] == {"kind": "ConfigMap", "name": "kueue-manager-config",
+                                       "namespace": "kueue-system"}
+        assert by_name["gpu.nvidia.com"]["quotaResource"] == "whole-gpus"
+        assert by_name["gpu.nvidia.com"]["matchingDevices"] == 8
+
+
+def test_reader_role_gets_the_same_answer(cluster_gates_on, loaded):
+    assert classes_json(cluster_gates_on, context="reader") == classes_json(cluster_gates_on)
+
+
+def test_no_permission_user_gets_clear_403(cluster_gates_on, loaded):
+    proc = run_plugin(cluster_gates_on, "classes", context="nobody")
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines() == [
+        "error: cannot list deviceclasses.resource.k8s.io at cluster scope: forbidden (as nobody); ask for list "
+        "on deviceclasses.resource.k8s.io through a ClusterRole (the plugin's read-only ClusterRole is in "
+        "deploy/rbac/reader-clusterrole.yaml)"]
+    assert "Traceback" not in proc.stderr
+
+
+def test_partial_read_is_marked_and_carries_on(cluster_gates_on, loaded):
+    """A user who may read DeviceClasses but not ResourceSlices (impersonated with --as) still gets
+    the classes, with device counts unknown and the answer marked partial."""
+    role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "dc-only"},
+            "rules": [{"apiGroups": ["resource.k8s.io"], "resources": ["deviceclasses"], "verbs": ["get", "list"]}]}
+    binding = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+               "metadata": {"name": "dc-only"},
+               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "dc-only"},
+               "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "dc-only-user"}]}
+    cluster_gates_on.apply([role, binding])
+    doc = classes_json(cluster_gates_on, "--as", "dc-only-user")
+    assert doc["partial"] is True
+    unreadable = [f["message"] for f in doc["findings"] if f["code"] == "Unreadable"]
+    assert any("cannot list resourceslices.resource.k8s.io at cluster scope: forbidden" in m for m in unreadable)
+    assert all(c["matchingDevices"] is None for c in doc["deviceClasses"])
+    assert doc["deviceClasses"], "the classes themselves are still listed"

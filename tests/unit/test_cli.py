@@ -1,0 +1,223 @@
+"""The command line as a user meets it: exit codes, one-line errors, no tracebacks, offline
+commands on the example snapshots."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+
+
+def run(*args, env=None, input=None, timeout=60):
+    full_env = dict(os.environ, NO_COLOR="1")
+    full_env.pop("KUBECONFIG", None)
+    full_env.update(env or {})
+    return subprocess.run([sys.executable, "-m", "kubectl_kueue_dra", *args], capture_output=True, text=True,
+                          env=full_env, cwd=ROOT, input=input, timeout=timeout)
+
+
+def one_line_error(proc, code=1):
+    assert proc.returncode == code, (proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    return lines[0]
+
+
+def test_help_lists_commands_with_descriptions():
+    proc = run("--help")
+    assert proc.returncode == 0
+    for command in ("classes", "explain"):
+        assert f"\n  {command} " in proc.stdout
+    assert "Examples:" in proc.stdout
+
+
+def test_version():
+    from kubectl_kueue_dra import __version__
+
+    proc = run("--version")
+    assert proc.returncode == 0 and proc.stdout.strip() == f"kueue-dra {__version__}"
+
+
+def test_unknown_command_suggests():
+    proc = run("clases")
+    assert proc.returncode == 2
+    assert "unknown command 'clases'. Did you mean 'classes'?" in proc.stderr
+
+
+def test_unknown_flag():
+    proc = run("classes", "--frm", "x")
+    assert proc.returncode == 2
+    assert "No such option '--frm'. Did you mean '--from'?" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_bad_output_format():
+    proc = run("classes", "-o", "xml", "--from", str(EXAMPLES / "mig-partitionable"))
+    assert proc.returncode == 2 and "'xml' is not one of" in proc.stderr
+
+
+def test_global_flags_before_and_after_command():
+    before = run("-o", "json", "classes", "--from", str(EXAMPLES / "mig-partitionable"))
+    after = run("classes", "--from", str(EXAMPLES / "mig-partitionable"), "-o", "json")
+    assert before.returncode == after.returncode == 0
+    assert json.loads(before.stdout) == json.loads(after.stdout)
+
+
+def test_classes_json_contract_on_mig_example():
+    proc = run("classes", "--from", str(EXAMPLES / "mig-partitionable"), "-o", "json")
+    doc = json.loads(proc.stdout)
+    mig = next(c for c in doc["deviceClasses"] if c["name"] == "mig.nvidia.com")
+    assert set(mig) >= {"name", "extendedResourceName", "quotaResource", "quotaSource", "matchingDevices",
+                        "coveredBy", "findings"}
+    assert (mig["quotaResource"], mig["quotaSource"], mig["matchingDevices"], mig["coveredBy"]) == \
+        ("gpu.memory", "mapping", 224, ["research-cq"])
+
+
+def test_classes_table_and_no_headers():
+    proc = run("classes", "--from", str(EXAMPLES / "resourceclaimtemplate"))
+    assert proc.stdout.splitlines()[0].split() == ["NAME", "EXTENDED", "RESOURCE", "QUOTA", "RESOURCE", "VIA",
+                                                   "DEVICES", "COVERED", "BY"]
+    assert proc.stdout.splitlines()[1].split() == ["gpu.nvidia.com", "<none>", "whole-gpus", "mapping", "8", "gpu-cq"]
+    proc = run("classes", "--from", str(EXAMPLES / "resourceclaimtemplate"), "--no-headers")
+    assert proc.stdout.splitlines()[0].split()[0] == "gpu.nvidia.com"
+
+
+def test_color_always_and_no_color(tmp_path):
+    args = ("classes", "--from", str(EXAMPLES / "extended-resource"))
+    assert "\x1b[" in run(*args, "--color", "always").stdout
+    assert "\x1b[" not in run(*args, "--color", "auto").stdout  # not a terminal
+    assert "\x1b[" not in run(*args, env={"NO_COLOR": "1"}).stdout
+
+
+def test_explain_mig_example_charges_4864Mi_per_device():
+    proc = run("explain", "job/notebook-eval", "-n", "ml-research", "--from", str(EXAMPLES / "mig-partitionable"),
+               "-o", "json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    ps = doc["podSets"][0]
+    assert ps["count"] == 4 and ps["perPod"]["gpu.memory"] == "4864Mi" and ps["charge"]["gpu.memory"] == "19Gi"
+    assert doc["recorded"]["gpu.memory"] == "19Gi" and doc["admitted"] is True
+    assert set(doc) >= {"workload", "kueueVersion", "admitted", "podSets", "recorded", "findings"}
+    counter = next(l for l in ps["lines"] if l["kind"] == "counter")
+    assert counter["counterValue"] == "4864Mi" and counter["matchedDevices"] == 2 * 8 * 7
+
+
+def test_explain_workload_reference_and_yaml_output():
+    proc = run("explain", "wl/job-train-llm-a1c41", "-n", "team-a", "--from", str(EXAMPLES / "resourceclaimtemplate"),
+               "-o", "yaml")
+    assert proc.returncode == 0, proc.stderr
+    assert "whole-gpus: '4'" in proc.stdout
+
+
+@pytest.mark.parametrize("args,message", [
+    (("explain",), "error: give either TYPE/NAME or -f FILE; e.g. explain job/train, or explain -f job.yaml"),
+    (("explain", "jobb/x"), 'error: unknown kind "jobb" in "jobb/x"'),
+    (("explain", "job"), 'error: invalid reference "job"'),
+])
+def test_explain_usage_errors(args, message):
+    line = one_line_error(run(*args, "--from", str(EXAMPLES / "mig-partitionable")), code=2)
+    assert line.startswith(message)
+
+
+def test_explain_missing_object():
+    line = one_line_error(run("explain", "job/nope", "-n", "ml-research", "--from", str(EXAMPLES / "mig-partitionable")))
+    assert line == 'error: job "nope" not found in namespace "ml-research"'
+
+
+def test_explain_manifest_not_a_workload(tmp_path):
+    f = tmp_path / "cm.yaml"
+    f.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
+    line = one_line_error(run("explain", "-f", str(f), "--from", str(EXAMPLES / "mig-partitionable")), code=2)
+    assert "no Job, Pod, JobSet or Workload in it (found ConfigMap)" in line
+
+
+def test_explain_malformed_manifest(tmp_path):
+    f = tmp_path / "job.yaml"
+    f.write_text("kind: Job\nspec: [\n")
+    line = one_line_error(run("explain", "-f", str(f), "--from", str(EXAMPLES / "mig-partitionable")), code=2)
+    assert f"-f {f}:" in line and "malformed YAML" in line
+
+
+def test_from_missing_path():
+    line = one_line_error(run("classes", "--from", "/nonexistent/dir"))
+    assert line == "error: --from /nonexistent/dir: no such file or directory"
+
+
+def test_from_malformed_yaml(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("apiVersion: v1\nkind: List\nitems:\n- {name: [\n")
+    line = one_line_error(run("classes", "--from", str(bad)))
+    assert line.startswith(f"error: {bad}:") and "malformed YAML" in line
+
+
+def test_selector_that_does_not_compile_is_a_finding(tmp_path):
+    snap = tmp_path / "s.yaml"
+    snap.write_text("""apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: broken}
+spec: {selectors: [{cel: {expression: "device.driver == "}}]}
+""")
+    proc = run("classes", "--from", str(snap), "-o", "json")
+    assert proc.returncode == 0, proc.stderr
+    codes = [f["code"] for f in json.loads(proc.stdout)["deviceClasses"][0]["findings"]]
+    assert "SelectorInvalid" in codes
+
+
+def test_missing_kubeconfig():
+    line = one_line_error(run("classes", "--kubeconfig", "/nonexistent/kubeconfig"))
+    assert line == "error: kubeconfig /nonexistent/kubeconfig: no such file"
+
+
+def test_malformed_kubeconfig(tmp_path):
+    kc = tmp_path / "kc"
+    kc.write_text("clusters: [\n")
+    line = one_line_error(run("classes", "--kubeconfig", str(kc)))
+    assert line.startswith(f"error: kubeconfig {kc}:") and "malformed YAML" in line
+
+
+def _kubeconfig(tmp_path, server):
+    kc = tmp_path / "kubeconfig"
+    kc.write_text(f"""apiVersion: v1
+kind: Config
+current-context: c
+clusters: [{{name: c, cluster: {{server: "{server}", insecure-skip-tls-verify: true}}}}]
+users: [{{name: u, user: {{token: t}}}}]
+contexts: [{{name: c, context: {{cluster: c, user: u}}}}]
+""")
+    return kc
+
+
+def test_unknown_context(tmp_path):
+    kc = _kubeconfig(tmp_path, "https://127.0.0.1:1")
+    line = one_line_error(run("classes", "--kubeconfig", str(kc), "--context", "prod"))
+    assert line == f'error: context "prod" not found in kubeconfig {kc} (available: c)'
+
+
+def test_unreachable_server_is_quick_and_clear(tmp_path):
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    kc = _kubeconfig(tmp_path, f"https://127.0.0.1:{port}")
+    started = time.monotonic()
+    line = one_line_error(run("classes", "--request-timeout", "3s", env={"KUBECONFIG": str(kc)}))
+    assert time.monotonic() - started < 15
+    assert line == (f'error: cannot reach the API server at https://127.0.0.1:{port} (context "c"): connection '
+                    "refused; check --context/--kubeconfig and that the cluster is up")
+
+
+def test_silent_server_times_out(tmp_path):
+    with socket.socket() as server:  # accepts connections, never answers
+        server.bind(("127.0.0.1", 0))
+        server.listen(8)
+        kc = _kubeconfig(tmp_path, f"https://127.0.0.1:{server.getsockname()[1]}")
+        started = time.monotonic()
+        line = one_line_error(run("classes", "--kubeconfig", str(kc), "--request-timeout", "2s"))
+        assert time.monotonic() - started < 20
+    assert "cannot reach the API server" in line and "no answer within 2s" in line
