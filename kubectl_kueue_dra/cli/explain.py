@@ -35,6 +35,7 @@ def _read_manifest(path: str) -> dict:
 @click.command(epilog="""\b
 Examples:
   kubectl kueue-dra explain job/train -n team-a
+  kubectl kueue-dra explain job/train -A            # whichever namespace it is in
   kubectl kueue-dra explain workload/job-train-3c41a -o json
   kubectl kueue-dra explain pytorchjob/llm -n research -o wide
   kubectl kueue-dra explain -f job.yaml        # what-if: a manifest not submitted yet
@@ -54,7 +55,8 @@ def explain(ctx: click.Context, reference: str | None, filename: str | None, kue
     Kueue does, compares it with what Kueue recorded, and checks the queue path.
     """
     from ..kube.refs import parse_ref
-    from ..kueue.explain import Settings, explain as run_explain, resolve, subject_from_manifest
+    from ..kueue.explain import (Settings, explain as run_explain, resolve, resolve_in_all_namespaces,
+                                  subject_from_manifest)
     from ..render.explain import explain_text
     from ..render.output import emit
 
@@ -70,7 +72,12 @@ def explain(ctx: click.Context, reference: str | None, filename: str | None, kue
     manifest = _read_manifest(filename) if filename else None
     view = open_view(opts)
     namespace = opts.namespace or view.default_namespace
-    subject = resolve(view, ref, namespace) if ref else subject_from_manifest(manifest, namespace)
+    if ref and opts.all_namespaces:
+        subject = resolve_in_all_namespaces(view, ref)
+    elif ref:
+        subject = resolve(view, ref, namespace)
+    else:
+        subject = subject_from_manifest(manifest, namespace)
     document = run_explain(view, subject, Settings(kueue_version, kueue_namespace))
     document["findings"] = unreadable_findings(view) + document["findings"]
     document["partial"] = bool(view.unreadable)

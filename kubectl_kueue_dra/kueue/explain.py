@@ -95,6 +95,21 @@ def resolve(view: ClusterView, ref: Ref, namespace: str) -> Subject:
     return Subject(namespace, podsets_from_workload(workloads[0]), workload=workloads[0], owner=owner)
 
 
+def resolve_in_all_namespaces(view: ClusterView, ref: Ref) -> Subject:
+    """``-A``: find the namespace whose Workload belongs to the reference, then resolve there."""
+    def matches(wl: dict[str, Any]) -> bool:
+        if ref.kind == "Workload":
+            return wl["metadata"]["name"] == ref.name
+        return _owned_by(wl, ref, None)
+
+    found = sorted({wl["metadata"]["namespace"] for wl in view.list("Workload") if matches(wl)})
+    if not found:
+        raise UserError(f"no Workload in any namespace belongs to {ref}")
+    if len(found) > 1:
+        raise UserError(f"{ref} exists in several namespaces: {', '.join(found)}", "pick one with -n")
+    return resolve(view, ref, found[0])
+
+
 def subject_from_manifest(manifest: dict[str, Any], namespace: str) -> Subject:
     ns = (manifest.get("metadata") or {}).get("namespace") or namespace
     return Subject(ns, podsets_from_manifest(manifest), manifest=manifest)

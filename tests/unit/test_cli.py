@@ -221,3 +221,11 @@ def test_silent_server_times_out(tmp_path):
         line = one_line_error(run("classes", "--kubeconfig", str(kc), "--request-timeout", "2s"))
         assert time.monotonic() - started < 20
     assert "cannot reach the API server" in line and "no answer within 2s" in line
+
+
+def test_explain_all_namespaces_finds_the_namespace():
+    proc = run("explain", "job/finetune", "-A", "--from", str(EXAMPLES / "extended-resource"), "-o", "json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["workload"]["namespace"] == "team-b"
+    line = one_line_error(run("explain", "job/nope", "-A", "--from", str(EXAMPLES / "extended-resource")))
+    assert line == "error: no Workload in any namespace belongs to job/nope"
