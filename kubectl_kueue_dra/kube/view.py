@@ -61,6 +61,7 @@ class ClusterView(ABC):
 
     def __init__(self) -> None:
         self._cache: dict[tuple, list[Obj]] = {}
+        self._got: dict[tuple, Obj | None] = {}
         self.unreadable: list[errors.Forbidden] = []
 
     # -- the interface ------------------------------------------------------------------------
@@ -84,9 +85,17 @@ class ClusterView(ABC):
         ns = namespace if k.namespaced else None
         for key in ((kind, ns, (), None), (kind, None, (), None)):
             cached = self._cache.get(key)
-            if cached is not None:
+            if cached is not None:  # an unfiltered list is authoritative, also for absence
                 return next((o for o in cached if self._matches(o, ns, {"metadata.name": name}, None)), None)
-        return self._get(k, name, ns)
+        for key, cached in self._cache.items():  # a filtered list may hold it
+            if key[0] == kind:
+                for o in cached:
+                    if self._matches(o, ns, {"metadata.name": name}, None):
+                        return o
+        got_key = (kind, ns, name)
+        if got_key not in self._got:
+            self._got[got_key] = self._get(k, name, ns)
+        return self._got[got_key]
 
     def try_list(self, kind: str, namespace: str | None = None, **kw: Any) -> list[Obj] | None:
         """Like ``list`` but a 403 is recorded in ``unreadable`` and answered with None."""
