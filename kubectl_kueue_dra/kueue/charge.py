@@ -569,8 +569,9 @@ class ChargeEngine:
             pools += len(matched) > before
         return matched, pools
 
-    def _counter_path(self, podsets: list[PodSet], charges: list[PodSetCharge], dra: list[dict[str, int]]) -> None:
-        inp = self.inputs
+    def _exact_requests(self, podsets: list[PodSet]):
+        """Every ``exactly`` request of every claim template, in Kueue's order, for the counter
+        and capacity paths (which read the template again, with their own error text)."""
         for i, ps in enumerate(podsets):
             for j, claim in enumerate(_claims(ps.spec)):
                 tname = claim.get("resourceClaimTemplateName")
@@ -578,42 +579,37 @@ class ChargeEngine:
                     continue
                 spec = self._template(i, ps, j, claim, "failed to get claim spec for ResourceClaimTemplate {name}: {err}")
                 for k, req in enumerate(((spec.get("devices") or {}).get("requests")) or []):
-                    exactly = req.get("exactly")
-                    if exactly is None:
-                        continue
-                    dc = exactly.get("deviceClassName") or ""
-                    configs = inp.counter_configs(dc)
-                    if not configs:
-                        continue
-                    claim_path = _claim_path(i, j)
-                    rpath = str(claim_path.child("devices", "requests").index(k))
-                    class_sel, req_sel = self._class_and_request_selectors(dc, exactly, claim_path, k)
-                    count = _request_defaults(exactly)[1]
-                    for quota, source in configs:
-                        matched, pools = self._match_devices(source, class_sel, req_sel, rpath, "counters")
-                        if len(matched) < count:
-                            raise _Stop("counters", [FieldError(INTERNAL, rpath,
-                                                                f"insufficient matching devices for counter driver: "
-                                                                f"{len(matched)} device(s) match but {count} requested")])
-                        best = self._max_counter(matched, source.name)
-                        if best is None:
-                            raise _Stop("counters", [FieldError(INTERNAL, rpath,
-                                                                "matched devices have no consumesCounters entry for "
-                                                                f'counter "{source.name}"')])
-                        value_q, pool, device = best
-                        value = max(0, min(INT64_MAX, math.ceil(value_q.value)))
-                        total = _sat_mul(value, count)
-                        dra[i][quota] = _sat_add(dra[i].get(quota, 0), total)
-                        charges[i].lines.append({
-                            "kind": "counter", "claim": claim.get("name"), "template": tname,
-                            "request": req.get("name"), "deviceClass": dc, "mapping": quota, "resource": quota,
-                            "counter": source.name, "driver": source.driver, "count": count,
-                            "matchedDevices": len(matched), "matchedPools": pools,
-                            "maxDevice": f"{pool.name}/{device.get('name')}", "counterValue": str(value_q),
-                            "perPod": total,
-                            "detail": f"MAX {source.name} over {len(matched)} matching device(s) in {pools} pool(s) "
-                                      f"= {value_q} × {count}",
-                        })
+                    if req.get("exactly") is not None:
+                        yield _Request(i, j, k, claim.get("name"), tname, req.get("name"), req["exactly"])
+
+    def _counter_path(self, podsets: list[PodSet], charges: list[PodSetCharge], dra: list[dict[str, int]]) -> None:
+        inp = self.inputs
+        for r in self._exact_requests(podsets):
+            configs = inp.counter_configs(r.device_class)
+            if not configs:
+                continue
+            class_sel, req_sel = self._class_and_request_selectors(r.device_class, r.exactly, r.claim_path, r.k)
+            for quota, source in configs:
+                matched, pools = self._match_devices(source, class_sel, req_sel, r.path, "counters")
+                if len(matched) < r.count:
+                    raise _Stop("counters", [FieldError(INTERNAL, r.path,
+                                                        f"insufficient matching devices for counter driver: "
+                                                        f"{len(matched)} device(s) match but {r.count} requested")])
+                best = self._max_counter(matched, source.name)
+                if best is None:
+                    raise _Stop("counters", [FieldError(INTERNAL, r.path,
+                                                        "matched devices have no consumesCounters entry for "
+                                                        f'counter "{source.name}"')])
+                value_q, pool, device = best
+                value = max(0, min(INT64_MAX, math.ceil(value_q.value)))
+                total = _sat_mul(value, r.count)
+                dra[r.i][quota] = _sat_add(dra[r.i].get(quota, 0), total)
+                charges[r.i].lines.append(dict(
+                    r.provenance(), kind="counter", mapping=quota, resource=quota, counter=source.name,
+                    driver=source.driver, matchedDevices=len(matched), matchedPools=pools,
+                    maxDevice=f"{pool.name}/{device.get('name')}", counterValue=str(value_q), perPod=total,
+                    detail=f"MAX {source.name} over {len(matched)} matching device(s) in {pools} pool(s) "
+                           f"= {value_q} × {r.count}"))
 
     def _max_counter(self, matched: list[tuple[Pool, dict[str, Any]]], counter: str):
         best = None
@@ -632,44 +628,60 @@ class ChargeEngine:
     # -- path D: capacity -----------------------------------------------------------------------
     def _capacity_path(self, podsets: list[PodSet], charges: list[PodSetCharge], dra: list[dict[str, int]]) -> None:
         inp = self.inputs
-        for i, ps in enumerate(podsets):
-            for j, claim in enumerate(_claims(ps.spec)):
-                tname = claim.get("resourceClaimTemplateName")
-                if not tname:
-                    continue
-                spec = self._template(i, ps, j, claim, "failed to get claim spec for ResourceClaimTemplate {name}: {err}")
-                for k, req in enumerate(((spec.get("devices") or {}).get("requests")) or []):
-                    exactly = req.get("exactly")
-                    if exactly is None:
-                        continue
-                    dc = exactly.get("deviceClassName") or ""
-                    configs = inp.capacity_configs(dc)
-                    mapping = inp.mapping_for(dc)
-                    if not configs or mapping is None:
-                        continue
-                    claim_path = _claim_path(i, j)
-                    rpath = str(claim_path.child("devices", "requests").index(k))
-                    class_sel, req_sel = self._class_and_request_selectors(dc, exactly, claim_path, k)
-                    count = _request_defaults(exactly)[1]
-                    explicit = ((exactly.get("capacity") or {}).get("requests")) or {}
-                    for source in configs:
-                        matched, pools = self._match_devices(source, class_sel, req_sel, rpath, "capacity")
-                        if len(matched) < count:
-                            raise _Stop("capacity", [FieldError(INTERNAL, rpath,
-                                                                f"insufficient matching devices for capacity driver: "
-                                                                f"{len(matched)} device(s) match but {count} requested")])
-                        charge = _capacity_charge(matched, source.name, explicit.get(source.name), rpath)
-                        value = max(0, min(INT64_MAX, math.ceil(charge.value)))
-                        total = _sat_mul(value, count)
-                        dra[i][mapping.name] = _sat_add(dra[i].get(mapping.name, 0), total)
-                        charges[i].lines.append({
-                            "kind": "capacity", "claim": claim.get("name"), "template": tname,
-                            "request": req.get("name"), "deviceClass": dc, "mapping": mapping.name,
-                            "resource": mapping.name, "capacity": source.name, "driver": source.driver,
-                            "count": count, "matchedDevices": len(matched), "matchedPools": pools,
-                            "perPod": total,
-                            "detail": f"MAX rounded {source.name} over {len(matched)} device(s) = {charge} × {count}",
-                        })
+        for r in self._exact_requests(podsets):
+            configs = inp.capacity_configs(r.device_class)
+            mapping = inp.mapping_for(r.device_class)
+            if not configs or mapping is None:
+                continue
+            class_sel, req_sel = self._class_and_request_selectors(r.device_class, r.exactly, r.claim_path, r.k)
+            explicit = ((r.exactly.get("capacity") or {}).get("requests")) or {}
+            for source in configs:
+                matched, pools = self._match_devices(source, class_sel, req_sel, r.path, "capacity")
+                if len(matched) < r.count:
+                    raise _Stop("capacity", [FieldError(INTERNAL, r.path,
+                                                        f"insufficient matching devices for capacity driver: "
+                                                        f"{len(matched)} device(s) match but {r.count} requested")])
+                charge = _capacity_charge(matched, source.name, explicit.get(source.name), r.path)
+                value = max(0, min(INT64_MAX, math.ceil(charge.value)))
+                total = _sat_mul(value, r.count)
+                dra[r.i][mapping.name] = _sat_add(dra[r.i].get(mapping.name, 0), total)
+                charges[r.i].lines.append(dict(
+                    r.provenance(), kind="capacity", mapping=mapping.name, resource=mapping.name,
+                    capacity=source.name, driver=source.driver, matchedDevices=len(matched), matchedPools=pools,
+                    perPod=total, detail=f"MAX rounded {source.name} over {len(matched)} device(s) = {charge} × {r.count}"))
+
+
+@dataclass
+class _Request:
+    """One ``exactly`` request of a claim template, located in the Workload."""
+
+    i: int  # pod set index
+    j: int  # claim index in the pod spec
+    k: int  # request index in the template
+    claim: str | None
+    template: str
+    request: str | None
+    exactly: dict[str, Any]
+
+    @property
+    def device_class(self) -> str:
+        return self.exactly.get("deviceClassName") or ""
+
+    @property
+    def count(self) -> int:
+        return _request_defaults(self.exactly)[1]
+
+    @property
+    def claim_path(self) -> FieldPath:
+        return _claim_path(self.i, self.j)
+
+    @property
+    def path(self) -> str:
+        return str(self.claim_path.child("devices", "requests").index(self.k))
+
+    def provenance(self) -> dict[str, Any]:
+        return {"claim": self.claim, "template": self.template, "request": self.request,
+                "deviceClass": self.device_class, "count": self.count}
 
 
 def _selected_device_class(candidates: list[dict[str, Any]]) -> dict[str, Any]:

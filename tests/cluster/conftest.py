@@ -1,0 +1,76 @@
+"""Fixtures that run the tests against a real kube-apiserver + etcd.
+
+Fixtures (all session scoped):
+  controlplane_bin   Path of the directory with kube-apiserver, kubectl, etcd
+                     (built once and cached, see scripts/controlplane).
+  cluster_gates_on   Cluster with DRAExtendedResource=true,DRAPartitionableDevices=true
+  cluster_gates_off  Cluster with both gates false (started only when requested)
+  cluster            alias of cluster_gates_on
+
+Outside CI (CI unset or not "true") the tests are skipped when there is no
+`go` command; on CI a missing toolchain, a failed build or a failed start is
+a test failure.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+_HERE = str(Path(__file__).resolve().parent)
+if _HERE not in sys.path:  # sibling modules (harness, crds, ...), whatever the import mode
+    sys.path.insert(0, _HERE)
+
+import controlplane  # noqa: E402
+import harness  # noqa: E402
+from harness import GATES_OFF, GATES_ON, Cluster, run_plugin  # noqa: E402,F401
+
+
+def _on_ci() -> bool:
+    return os.environ.get("CI", "").lower() in ("true", "1", "yes")
+
+
+def _fail_or_skip(reason: str, missing_tool: bool) -> None:
+    if missing_tool and not _on_ci():
+        pytest.skip(reason)
+    pytest.fail(reason, pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def controlplane_bin() -> Path:
+    try:
+        return controlplane.build()
+    except controlplane.GoNotFound as e:
+        problem, missing = f"test control plane unavailable: {e}", True
+    except Exception as e:  # noqa: BLE001 - any build problem is a failure
+        problem, missing = f"building the test control plane failed: {e}", False
+    _fail_or_skip(problem, missing_tool=missing)
+
+
+def _start(request, name: str, bin_dir: Path, gates: dict) -> Cluster:
+    try:
+        c = Cluster.start(name, bin_dir, gates, keep_dir=bool(os.environ.get("KUEUE_DRA_KEEP_CLUSTER_DIR")))
+    except Exception as e:  # noqa: BLE001
+        problem = f"starting the {name} test cluster failed: {type(e).__name__}: {e}"
+    else:
+        request.addfinalizer(c.stop)
+        return c
+    _fail_or_skip(problem, missing_tool=False)
+
+
+@pytest.fixture(scope="session")
+def cluster_gates_on(request, controlplane_bin) -> Cluster:
+    return _start(request, "gates-on", controlplane_bin, GATES_ON)
+
+
+@pytest.fixture(scope="session")
+def cluster_gates_off(request, controlplane_bin) -> Cluster:
+    return _start(request, "gates-off", controlplane_bin, GATES_OFF)
+
+
+@pytest.fixture(scope="session")
+def cluster(cluster_gates_on) -> Cluster:
+    return cluster_gates_on

@@ -1,0 +1,264 @@
+"""Build and cache the test control plane binaries (kube-apiserver, kubectl, etcd).
+
+Standard library only: ``scripts/controlplane`` imports this module directly.
+
+The binaries are built from the nested Go module ``tests/controlplane`` (see
+``scripts/gen-controlplane-gomod``) and cached per user in::
+
+    $KUEUE_DRA_CACHE_DIR or ${XDG_CACHE_HOME:-~/.cache}/kueue-dra/controlplane/
+        <k8s-version>-<goos>-<goarch>-<go-version>-<module-hash>/
+            kube-apiserver  kubectl  etcd  build-info.json
+
+The module hash (go.mod + go.sum) makes a regenerated module build into a new
+directory. A build goes into a temporary sibling directory that is renamed
+into place once all three binaries are built and checked, so a half-built
+directory is never used.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+MODULE_DIR = REPO_ROOT / "tests" / "controlplane"
+
+BINARIES = ("kube-apiserver", "kubectl", "etcd")
+PACKAGES = {
+    "kube-apiserver": "k8s.io/kubernetes/cmd/kube-apiserver",
+    "kubectl": "k8s.io/kubernetes/cmd/kubectl",
+    "etcd": "go.etcd.io/etcd/server/v3",
+}
+# Kubernetes binaries get the version stamp; etcd carries its own version.
+STAMPED = ("kube-apiserver", "kubectl")
+VERSION_PACKAGES = ("k8s.io/component-base/version", "k8s.io/client-go/pkg/version")
+# The module proxy does not record the commit of a tag; this placeholder makes
+# /version show a well-formed but obviously synthetic gitCommit.
+PLACEHOLDER_COMMIT = "0" * 40
+BUILD_INFO = "build-info.json"
+
+
+class BuildError(RuntimeError):
+    """The control plane binaries could not be built."""
+
+
+class GoNotFound(BuildError):
+    """No ``go`` command on PATH."""
+
+
+@dataclass(frozen=True)
+class GoEnv:
+    go: str
+    goos: str
+    goarch: str
+    goversion: str
+
+
+def go_env() -> GoEnv:
+    go = shutil.which("go")
+    if go is None:
+        raise GoNotFound("the 'go' command is not on PATH (Go >= 1.26 is needed to build the test control plane)")
+    out = subprocess.run(
+        [go, "env", "-json", "GOOS", "GOARCH", "GOVERSION"],
+        check=True, capture_output=True, text=True, env=_go_environ(), cwd=MODULE_DIR,
+    ).stdout
+    data = json.loads(out)
+    return GoEnv(go=go, goos=data["GOOS"], goarch=data["GOARCH"], goversion=data["GOVERSION"])
+
+
+def _go_environ() -> dict[str, str]:
+    env = dict(os.environ)
+    env["GOTOOLCHAIN"] = "local"  # never download another toolchain
+    env["CGO_ENABLED"] = "0"
+    env["GOWORK"] = "off"
+    return env
+
+
+def k8s_version() -> str:
+    """The k8s.io/kubernetes version required by tests/controlplane/go.mod (e.g. v1.36.3)."""
+    text = (MODULE_DIR / "go.mod").read_text()
+    m = re.search(r"^\s*(?:require\s+)?k8s\.io/kubernetes\s+(v1\.\d+\.\d+\S*)", text, re.M)
+    if not m:
+        raise BuildError(f"k8s.io/kubernetes is not required in {MODULE_DIR / 'go.mod'}")
+    return m.group(1)
+
+
+def module_hash() -> str:
+    h = hashlib.sha256()
+    for name in ("go.mod", "go.sum"):
+        h.update((MODULE_DIR / name).read_bytes())
+    return h.hexdigest()[:10]
+
+
+def cache_root() -> Path:
+    base = os.environ.get("KUEUE_DRA_CACHE_DIR")
+    if base:
+        return Path(base) / "controlplane"
+    xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(xdg) / "kueue-dra" / "controlplane"
+
+
+def bin_dir(env: GoEnv | None = None) -> Path:
+    """The cache directory for the current module, Go toolchain and platform."""
+    env = env or go_env()
+    key = f"{k8s_version()}-{env.goos}-{env.goarch}-{env.goversion}-{module_hash()}"
+    return cache_root() / key
+
+
+def is_complete(directory: Path) -> bool:
+    return (directory / BUILD_INFO).is_file() and all(
+        os.access(directory / b, os.X_OK) for b in BINARIES
+    )
+
+
+def override_dir() -> Path | None:
+    """KUEUE_DRA_CONTROLPLANE_BIN: use prebuilt binaries from this directory (no Go needed)."""
+    value = os.environ.get("KUEUE_DRA_CONTROLPLANE_BIN")
+    return Path(value) if value else None
+
+
+def existing_bin_dir() -> Path | None:
+    """The bin dir if the binaries are already built, else None."""
+    override = override_dir()
+    if override is not None:
+        return override if all(os.access(override / b, os.X_OK) for b in BINARIES) else None
+    d = bin_dir()
+    return d if is_complete(d) else None
+
+
+def stamp_ldflags(version: str, build_date: str) -> list[str]:
+    m = re.match(r"v(\d+)\.(\d+)\.", version)
+    if not m:
+        raise BuildError(f"cannot stamp non-semver Kubernetes version {version!r}")
+    major, minor = m.groups()
+    flags = []
+    for pkg in VERSION_PACKAGES:
+        for key, value in (
+            ("gitVersion", version),
+            ("gitMajor", major),
+            ("gitMinor", minor),
+            ("gitCommit", PLACEHOLDER_COMMIT),
+            ("gitTreeState", "clean"),
+            ("buildDate", build_date),
+        ):
+            flags.append(f"-X {pkg}.{key}={value}")
+    return flags
+
+
+def _module_time(env: GoEnv, version: str) -> str:
+    """The publication time of k8s.io/kubernetes@version: a reproducible buildDate."""
+    out = subprocess.run(
+        [env.go, "list", "-m", "-json", "k8s.io/kubernetes"],
+        check=True, capture_output=True, text=True, env=_go_environ(), cwd=MODULE_DIR,
+    ).stdout
+    t = json.loads(out).get("Time") or "1970-01-01T00:00:00Z"
+    return t
+
+
+def _log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def build(force: bool = False, parallel: int | None = None, verbose: bool = True) -> Path:
+    """Build the binaries once (or reuse them) and return the bin dir."""
+    override = override_dir()
+    if override is not None:
+        missing = [b for b in BINARIES if not os.access(override / b, os.X_OK)]
+        if missing:
+            raise BuildError(f"KUEUE_DRA_CONTROLPLANE_BIN={override} lacks {', '.join(missing)}")
+        return override
+
+    env = go_env()
+    target = bin_dir(env)
+    if is_complete(target) and not force:
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # Serialise concurrent builds (pytest-xdist workers, parallel CI steps).
+    with open(target.parent / f".{target.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if is_complete(target) and not force:
+            return target
+        return _build_locked(env, target, force, parallel, verbose)
+
+
+def _build_locked(env: GoEnv, target: Path, force: bool, parallel: int | None, verbose: bool) -> Path:
+    version = k8s_version()
+    build_date = _module_time(env, version)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    tmp.chmod(0o755)
+    timings: dict[str, float] = {}
+    try:
+        ldflags_stamp = stamp_ldflags(version, build_date)
+        for name in BINARIES:
+            ldflags = ["-s", "-w", *(ldflags_stamp if name in STAMPED else [])]
+            cmd = [env.go, "build", "-trimpath", "-ldflags", " ".join(ldflags)]
+            if parallel:
+                cmd.append(f"-p={parallel}")
+            cmd += ["-o", str(tmp / name), PACKAGES[name]]
+            if verbose:
+                _log(f"controlplane: building {name} ({PACKAGES[name]})")
+            start = time.monotonic()
+            proc = subprocess.run(cmd, cwd=MODULE_DIR, env=_go_environ(), capture_output=True, text=True)
+            timings[name] = round(time.monotonic() - start, 1)
+            if proc.returncode != 0:
+                raise BuildError(
+                    f"go build {PACKAGES[name]} failed (exit {proc.returncode}):\n"
+                    + proc.stderr[-6000:]
+                )
+            if verbose:
+                _log(f"controlplane: built {name} in {timings[name]}s")
+        _check_versions(tmp, version)
+        info = {
+            "kubernetes": version,
+            "goVersion": env.goversion,
+            "goos": env.goos,
+            "goarch": env.goarch,
+            "moduleHash": module_hash(),
+            "buildDate": build_date,
+            "buildSeconds": timings,
+        }
+        (tmp / BUILD_INFO).write_text(json.dumps(info, indent=2) + "\n")
+        old = None
+        if force and target.exists():
+            old = target.with_name(tmp.name + "-old")
+            os.rename(target, old)
+        try:
+            os.rename(tmp, target)
+            if old is not None:
+                shutil.rmtree(old, ignore_errors=True)
+        except OSError:
+            # Another process finished the same build first: use its result.
+            if not is_complete(target):
+                raise
+            shutil.rmtree(tmp, ignore_errors=True)
+        return target
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _check_versions(directory: Path, version: str) -> None:
+    out = subprocess.run(
+        [str(directory / "kube-apiserver"), "--version"], capture_output=True, text=True, timeout=60
+    )
+    if out.returncode != 0 or version not in out.stdout:
+        raise BuildError(f"kube-apiserver --version printed {out.stdout.strip()!r} {out.stderr.strip()!r}, want {version}")
+    out = subprocess.run(
+        [str(directory / "kubectl"), "version", "--client", "-o", "json"],
+        capture_output=True, text=True, timeout=60,
+    )
+    if out.returncode != 0 or json.loads(out.stdout)["clientVersion"]["gitVersion"] != version:
+        raise BuildError(f"kubectl version --client printed {out.stdout.strip()!r}, want {version}")
+    out = subprocess.run([str(directory / "etcd"), "--version"], capture_output=True, text=True, timeout=60)
+    if out.returncode != 0 or "etcd Version" not in out.stdout:
+        raise BuildError(f"etcd --version printed {out.stdout.strip()!r} {out.stderr.strip()!r}")
