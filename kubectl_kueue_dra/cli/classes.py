@@ -10,11 +10,12 @@ from .context import open_view
 from .options import global_options, with_global_options, with_snapshot_option
 
 
-@click.command(epilog="""\b
+@click.group(invoke_without_command=True, epilog="""\b
 Examples:
   kubectl kueue-dra classes
   kubectl kueue-dra classes -o wide           # with the CEL selectors
   kubectl kueue-dra classes --from must-gather.local.1234/
+  kubectl kueue-dra classes set-extended-resource gpu.nvidia.com nvidia.com/gpu
 """)
 @KUEUE_NAMESPACE_OPTION
 @with_snapshot_option
@@ -28,6 +29,8 @@ def classes(ctx: click.Context, kueue_namespace: str | None) -> int:
     resource, how many devices in complete ResourceSlice pools match its selectors, and what
     would keep its GPUs out of quota.
     """
+    if ctx.invoked_subcommand:
+        return 0
     from ..dra.cel import SelectorEvaluator
     from ..dra.devices import group_pools
     from ..kueue.classes import classes_report
@@ -59,3 +62,12 @@ def classes(ctx: click.Context, kueue_namespace: str | None) -> int:
     }
     emit(document, opts.output, lambda d: classes_text(d, opts))
     return 0
+
+
+def _register_subcommands() -> None:
+    from .extended_resource import set_extended_resource
+
+    classes.add_command(set_extended_resource)
+
+
+_register_subcommands()

@@ -38,6 +38,7 @@ _ALL = [
     Kind("Kueue", "kueue.openshift.io", "kueues", False, ("v1", "v1alpha1")),
     Kind("FeatureGate", "config.openshift.io", "featuregates", False, ("v1",)),
     Kind("ClusterVersion", "config.openshift.io", "clusterversions", False, ("v1",)),
+    Kind("ClusterServiceVersion", "operators.coreos.com", "clusterserviceversions", True, ("v1alpha1",)),
     Kind("Namespace", "", "namespaces", False, ("v1",)),
     Kind("ConfigMap", "", "configmaps", True, ("v1",)),
     Kind("Pod", "", "pods", True, ("v1",)),

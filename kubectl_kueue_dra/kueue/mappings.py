@@ -74,3 +74,33 @@ def lookup(mappings: list[Mapping], device_class: str, *, last_wins: bool = Fals
 def mappings_for(mappings: list[Mapping], device_class: str) -> list[Mapping]:
     """Every mapping listing the class (several only with distinct counter sources)."""
     return [m for m in mappings if device_class in m.device_class_names]
+
+
+# ---- dialects: the raw entries each target stores -------------------------------------------
+
+OPERATOR = "operator"  # OpenShift Kueue CR: CRD with type discriminators
+UPSTREAM = "upstream"  # Kueue's own Configuration (config.kueue.x-k8s.io/v1beta2)
+
+
+def source_entry(source: Source, dialect: str) -> dict[str, Any]:
+    """One ``sources[]`` entry as the target stores it."""
+    selector: dict[str, Any] = {"cel": {"expression": source.selector}}
+    if dialect == OPERATOR:
+        selector = {"type": "CEL", **selector}
+    body = {"name": source.name, "driver": source.driver, "deviceSelector": selector}
+    if dialect == OPERATOR:
+        return {"type": source.type.capitalize(), source.type: body}
+    return {source.type: body}
+
+
+def mapping_entry(name: str, device_classes: list[str], sources: list[Source], dialect: str,
+                  base: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A ``deviceClassMappings[]`` entry; fields of ``base`` the plugin does not manage are kept."""
+    entry = dict(base or {})
+    entry["name"] = name
+    entry["deviceClassNames"] = list(device_classes)
+    if sources:
+        entry["sources"] = [source_entry(s, dialect) for s in sources]
+    else:
+        entry.pop("sources", None)
+    return entry

@@ -1,0 +1,228 @@
+"""``map``: show deviceClassMappings; ``map set`` / ``map remove``: change them safely."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from ..errors import UsageError, UserError
+from .common import KUEUE_NAMESPACE_OPTION, unreadable_findings
+from .context import open_view
+from .options import global_options, parse_timeout, with_global_options, with_snapshot_option
+
+DRY_RUN_OPTION = click.option(
+    "--dry-run", type=click.Choice(("none", "client", "server")), default="none", is_flag=False,
+    flag_value="client", show_default=True,
+    help="client: show the change, send nothing; server: send it with dryRun=All so the API "
+         "server validates it, persist nothing.")
+KUEUE_VERSION_OPTION = click.option(
+    "--kueue-version", metavar="VERSION", default=None,
+    help="Check against this Kueue version (e.g. 0.18) when it cannot be read from the cluster.")
+RESTART_OPTION = click.option(
+    "--restart", is_flag=True, default=False,
+    help="Upstream: roll the Kueue Deployment (like kubectl rollout restart) and wait; "
+         "OpenShift: wait until the operator has rolled Kueue with the change.")
+TIMEOUT_OPTION = click.option(
+    "--timeout", metavar="DURATION", default="5m", show_default=True,
+    help="How long --restart waits for the rollout.")
+
+
+def _group_param(ctx: click.Context, name: str) -> Any:
+    parent = ctx.parent
+    return parent.params.get(name) if parent is not None else None
+
+
+@click.group("map", invoke_without_command=True, epilog="""\b
+Examples:
+  kubectl kueue-dra map
+  kubectl kueue-dra map -o wide                     # with the CEL selectors
+  kubectl kueue-dra map set gpu --device-class gpu.nvidia.com
+  kubectl kueue-dra map set gpu.memory --device-class gpu.nvidia.com \\
+      --device-class mig.nvidia.com --counter memory --driver gpu.nvidia.com \\
+      --selector "device.driver == 'gpu.nvidia.com'"
+  kubectl kueue-dra map remove gpu.memory --device-class mig.nvidia.com
+  kubectl kueue-dra map set gpu --device-class gpu.nvidia.com --dry-run=server
+  kubectl kueue-dra map set gpu --device-class gpu.nvidia.com --from snap/ --dry-run=client
+""")
+@KUEUE_NAMESPACE_OPTION
+@with_snapshot_option
+@with_global_options
+@click.pass_context
+def map_(ctx: click.Context, kueue_namespace: str | None) -> int:
+    """What the deviceClassMappings are, and change them safely.
+
+    Without a subcommand: each mapping from DeviceClasses to a quota resource, whether the
+    classes exist, its counter/capacity sources, the ClusterQueues covering it, and what would keep
+    it from charging anything. The mappings are read from the OpenShift Kueue CR (cluster) or
+    upstream Kueue's ConfigMap.
+    """
+    if ctx.invoked_subcommand:
+        return 0
+    from ..kueue.config import load_kueue_config
+    from ..kueue.map_report import map_report
+    from ..render.map import map_text
+    from ..render.output import emit
+    from .map_change import find_target, target_facts
+
+    opts = global_options(ctx)
+    view = open_view(opts)
+    config = find_target_readonly(view, kueue_namespace, load_kueue_config, find_target)
+    facts = target_facts(view, config, None)
+    slices = view.try_list("ResourceSlice") if any(m.sources for m in config.mappings) else []
+    mappings, findings = map_report(
+        config.mappings, device_classes=view.try_list("DeviceClass"),
+        cluster_queues=view.try_list("ClusterQueue"), slices=slices)
+    document = {
+        "source": view.source,
+        "target": config.target(),
+        "kueueVersion": facts.kueue_version,
+        "partial": bool(view.unreadable),
+        "mappings": mappings,
+        "findings": unreadable_findings(view) + findings,
+    }
+    emit(document, opts.output, lambda d: map_text(d, opts))
+    return 0
+
+
+def find_target_readonly(view: Any, kueue_namespace: str | None, load: Any, find: Any) -> Any:
+    """The configuration to show; reading never refuses an operator-managed ConfigMap."""
+    config = load(view, kueue_namespace)
+    if config.found and not config.problem:
+        return config
+    return find(view, kueue_namespace)  # raises the same one-line errors as a change would
+
+
+def _change(ctx: click.Context, action: str, name: str, edit: Any, dry_run: str,
+            kueue_namespace: str | None, kueue_version: str | None, restart: bool,
+            timeout: str) -> int:
+    from ..render.map import change_text
+    from ..render.output import emit
+    from .map_change import ChangeRequest, apply_change
+
+    opts = global_options(ctx)
+    if restart and dry_run != "none":
+        raise UsageError("--restart cannot be combined with --dry-run")
+    request = ChangeRequest(action, name, edit, dry_run,
+                            kueue_namespace or _group_param(ctx, "kueue_namespace"),
+                            kueue_version, restart, parse_timeout(timeout))
+    view = open_view(opts)
+    try:
+        document, late_error = apply_change(view, request)
+    except UserError as e:
+        if opts.output in ("json", "yaml") and getattr(e, "violations", None):
+            _emit_refusal(e, opts)
+        raise
+    shown = document
+    if late_error is not None and opts.output not in ("json", "yaml"):  # the error line says it
+        shown = dict(document, findings=document["findings"][:-1])
+    emit(shown, opts.output, lambda d: change_text(d, opts))
+    if late_error is not None:
+        raise late_error
+    return 0
+
+
+def _emit_refusal(e: Any, opts: Any) -> None:
+    from ..findings import finding
+    from ..render.output import emit
+
+    emit({"changed": False, "written": False,
+          "findings": [finding("error", v.rule, v.text, v.fix) for v in e.violations]},
+         opts.output, lambda d: "")
+
+
+def _source(counter: str | None, capacity: str | None, driver: str | None,
+            selector: str | None) -> list[Any]:
+    from ..kueue.mappings import Source
+
+    if counter and capacity:
+        raise UsageError("--counter and --capacity are exclusive: one source per mapping")
+    kind, source_name = ("counter", counter) if counter else ("capacity", capacity)
+    if not source_name:
+        if driver or selector:
+            raise UsageError("--driver and --selector describe a source: give --counter NAME or "
+                             "--capacity NAME with them")
+        return []
+    if not driver or not selector:
+        raise UsageError(f"--{kind} needs --driver DRIVER and --selector CEL (e.g. "
+                         "\"device.driver == 'gpu.nvidia.com'\")")
+    return [Source(kind, source_name, driver, selector)]
+
+
+@map_.command("set", epilog="""\b
+Examples:
+  kubectl kueue-dra map set gpu --device-class gpu.nvidia.com
+  kubectl kueue-dra map set gpu.memory --device-class gpu.nvidia.com \\
+      --device-class mig.nvidia.com --counter memory --driver gpu.nvidia.com \\
+      --selector "device.driver == 'gpu.nvidia.com'" --dry-run=server
+""")
+@click.argument("name")
+@click.option("--device-class", "device_classes", metavar="CLASS", multiple=True, required=True,
+              help="A DeviceClass charged as NAME (repeatable, 1-8).")
+@click.option("--counter", metavar="COUNTER", default=None,
+              help="Charge the counter COUNTER that devices consume (ResourceSlice "
+                   "consumesCounters), e.g. memory.")
+@click.option("--capacity", metavar="CAPACITY", default=None,
+              help="Charge the consumable capacity CAPACITY (upstream Kueue 0.19+, alpha gate).")
+@click.option("--driver", metavar="DRIVER", default=None, help="The DRA driver of the source.")
+@click.option("--selector", metavar="CEL", default=None,
+              help="CEL expression selecting the source's devices.")
+@DRY_RUN_OPTION
+@KUEUE_NAMESPACE_OPTION
+@KUEUE_VERSION_OPTION
+@RESTART_OPTION
+@TIMEOUT_OPTION
+@with_snapshot_option
+@with_global_options
+@click.pass_context
+def set_(ctx: click.Context, name: str, device_classes: tuple[str, ...], counter: str | None,
+         capacity: str | None, driver: str | None, selector: str | None, dry_run: str,
+         kueue_namespace: str | None, kueue_version: str | None, restart: bool,
+         timeout: str) -> int:
+    """Add the mapping NAME, or replace it (classes and sources as given).
+
+    NAME is the quota resource ClusterQueues list in coveredResources. Every other mapping, and
+    every other field of the Kueue CR or ConfigMap, is left as it is. The result is checked with
+    the rules of the operator CRD and of the running Kueue version before anything is written.
+    With --from and --dry-run=client the change is computed against a snapshot, to be reviewed
+    before anyone touches the cluster.
+    """
+    from ..kueue.mapping_edits import set_mapping
+
+    sources = _source(counter, capacity, driver, selector)
+    classes = list(dict.fromkeys(device_classes))
+    return _change(ctx, "set", name,
+                   lambda raw, dialect: set_mapping(raw, name, classes, sources, dialect),
+                   dry_run, kueue_namespace, kueue_version, restart, timeout)
+
+
+@map_.command("remove", epilog="""\b
+Examples:
+  kubectl kueue-dra map remove gpu
+  kubectl kueue-dra map remove gpu.memory --device-class mig.nvidia.com
+""")
+@click.argument("name")
+@click.option("--device-class", "device_classes", metavar="CLASS", multiple=True,
+              help="Remove only this DeviceClass from the mapping (repeatable).")
+@DRY_RUN_OPTION
+@KUEUE_NAMESPACE_OPTION
+@KUEUE_VERSION_OPTION
+@RESTART_OPTION
+@TIMEOUT_OPTION
+@with_snapshot_option
+@with_global_options
+@click.pass_context
+def remove(ctx: click.Context, name: str, device_classes: tuple[str, ...], dry_run: str,
+           kueue_namespace: str | None, kueue_version: str | None, restart: bool,
+           timeout: str) -> int:
+    """Remove the mapping NAME, or some of its DeviceClasses.
+
+    Removing the last mapping removes resources from the configuration (an empty list is
+    rejected by the operator CRD).
+    """
+    from ..kueue.mapping_edits import remove_mapping
+
+    classes = list(dict.fromkeys(device_classes))
+    return _change(ctx, "remove", name,
+                   lambda raw, dialect: remove_mapping(raw, name, classes or None),
+                   dry_run, kueue_namespace, kueue_version, restart, timeout)

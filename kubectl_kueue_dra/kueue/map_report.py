@@ -1,0 +1,162 @@
+"""The ``map`` report: each mapping with its DeviceClasses (and whether they exist), its sources,
+the ClusterQueues covering its name, and what would keep it from charging anything.
+
+Pure: takes the objects, returns the JSON document parts of the output contract. ``None`` for an
+input means it could not be read; the checks that need it are then skipped.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..findings import finding
+from .mappings import Mapping
+from .queues import queues_covering
+
+_QUANTITY = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)(?P<suffix>[KMGTPE]i|[numkMGTPE]|[eE][+-]?\d+)?$")
+
+
+def unit_scale(quantity: Any) -> str:
+    """How a quota is written: ``binary (Gi)``, ``decimal (G)``, ``plain number`` …"""
+    match = _QUANTITY.match(str(quantity).strip())
+    if not match:
+        return "unparseable"
+    suffix = match.group("suffix") or ""
+    if suffix.endswith("i"):
+        return f"binary ({suffix})"
+    if suffix[:1] in ("e", "E"):
+        return "exponent"
+    if suffix in ("n", "u", "m"):
+        return f"fractional ({suffix})"
+    return f"decimal ({suffix})" if suffix else "plain number"
+
+
+def cohort_of(cluster_queue: dict[str, Any]) -> str | None:
+    spec = cluster_queue.get("spec") or {}
+    return spec.get("cohortName") or spec.get("cohort")  # v1beta2 / v1beta1
+
+
+def nominal_quotas(cluster_queue: dict[str, Any], resource: str) -> list[str]:
+    out = []
+    for group in (cluster_queue.get("spec") or {}).get("resourceGroups") or []:
+        for flavor in group.get("flavors") or []:
+            for r in flavor.get("resources") or []:
+                if r.get("name") == resource and r.get("nominalQuota") is not None:
+                    out.append(str(r["nominalQuota"]))
+    return out
+
+
+def _published(slices: list[dict[str, Any]], driver: str, kind: str) -> tuple[int, set[str]]:
+    """(slices of the driver, counter or capacity names its devices publish)."""
+    count, names = 0, set()
+    for s in slices:
+        spec = s.get("spec") or {}
+        if spec.get("driver") != driver:
+            continue
+        count += 1
+        for device in spec.get("devices") or []:
+            if kind == "counter":
+                for entry in device.get("consumesCounters") or []:
+                    names.update((entry.get("counters") or {}).keys())
+            else:
+                names.update((device.get("capacity") or {}).keys())
+    return count, names
+
+
+def _source_findings(m: Mapping, slices: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for s in m.sources:
+        n_slices, names = _published(slices, s.driver, s.type)
+        if not n_slices:
+            out.append(finding(
+                "warning", "DriverNotPublishing",
+                f"mapping {m.name}: no ResourceSlice of driver {s.driver}: its {s.type} {s.name} "
+                "cannot be charged (workloads fail with \"insufficient matching devices\")",
+                f"check that the DRA driver {s.driver} runs, and the spelling of --driver",
+                mapping=m.name))
+        elif s.name not in names:
+            where = "consumesCounters" if s.type == "counter" else "capacity"
+            known = ", ".join(sorted(names)[:8]) or "none"
+            out.append(finding(
+                "warning", "CounterNotPublished" if s.type == "counter" else "CapacityNotPublished",
+                f"mapping {m.name}: no device of driver {s.driver} publishes {s.type} {s.name} in "
+                f"{where} (published: {known}); Kueue fails such workloads with \"matched devices "
+                f"have no …\"",
+                f"use one of the published names: kubectl kueue-dra map set {m.name} … "
+                f"--{s.type} <name>", mapping=m.name))
+    return out
+
+
+def _cohort_findings(m: Mapping, cluster_queues: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Counter and capacity resources are charged in the driver's base unit (bytes for memory):
+    quotas of one cohort written in different scales (80Gi here, 80G or 80 there) lend and borrow
+    amounts that were never meant to be equal."""
+    if not m.sources:
+        return []
+    by_cohort: dict[str, dict[str, list[str]]] = {}
+    for cq in cluster_queues:
+        cohort = cohort_of(cq)
+        if not cohort:
+            continue
+        for quota in nominal_quotas(cq, m.name):
+            by_cohort.setdefault(cohort, {}).setdefault(unit_scale(quota), []).append(
+                f"{cq['metadata']['name']} {quota}")
+    out = []
+    for cohort, scales in sorted(by_cohort.items()):
+        if len(scales) < 2:
+            continue
+        detail = "; ".join(f"{scale}: {', '.join(qs)}" for scale, qs in sorted(scales.items()))
+        out.append(finding(
+            "warning", "CohortUnitScaleMismatch",
+            f"mapping {m.name}: ClusterQueues of cohort {cohort} give its quota in different unit "
+            f"scales ({detail}); Kueue charges {m.name} in the driver's base unit, so these "
+            "quotas are not what they look like next to each other",
+            f"write every nominalQuota of {m.name} in the same scale as the charge, e.g. 80Gi",
+            mapping=m.name))
+    return out
+
+
+def describe_mapping(m: Mapping, *, device_classes: list[dict[str, Any]] | None,
+                     cluster_queues: list[dict[str, Any]] | None,
+                     slices: list[dict[str, Any]] | None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    existing = None if device_classes is None else {dc["metadata"]["name"] for dc in device_classes}
+    findings: list[dict[str, Any]] = []
+    classes = []
+    for name in m.device_class_names:
+        exists = None if existing is None else name in existing
+        classes.append({"name": name, "exists": exists})
+        if exists is False:
+            findings.append(finding(
+                "warning", "DeviceClassMissing",
+                f"mapping {m.name}: DeviceClass {name} does not exist",
+                f"create it, or drop it: kubectl kueue-dra map remove {m.name} --device-class {name}",
+                mapping=m.name))
+    covered_by = None
+    if cluster_queues is not None:
+        covered_by = queues_covering(cluster_queues, m.name)
+        if not covered_by:
+            findings.append(finding(
+                "warning", "NotCoveredByQueue",
+                f"mapping {m.name}: no ClusterQueue covers {m.name}: workloads charged {m.name} are "
+                f"not admitted (\"resource {m.name} unavailable in ClusterQueue\")",
+                f"add {m.name} to a ClusterQueue's coveredResources with a nominalQuota",
+                mapping=m.name))
+        findings += _cohort_findings(m, cluster_queues)
+    if slices is not None:
+        findings += _source_findings(m, slices)
+    entry = m.to_json()
+    entry.update({"deviceClasses": classes, "coveredBy": covered_by})
+    return entry, findings
+
+
+def map_report(mappings: list[Mapping], *, device_classes: list[dict[str, Any]] | None,
+               cluster_queues: list[dict[str, Any]] | None,
+               slices: list[dict[str, Any]] | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    entries, findings = [], []
+    for m in mappings:
+        entry, found = describe_mapping(m, device_classes=device_classes,
+                                        cluster_queues=cluster_queues, slices=slices)
+        entries.append(entry)
+        findings += found
+    return entries, findings
