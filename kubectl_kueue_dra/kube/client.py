@@ -10,7 +10,7 @@ import json
 import logging
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterator
 from urllib.parse import urlencode
 
@@ -38,6 +38,8 @@ class Target:
 class RequestStats:
     requests: int = 0
     bytes_read: int = 0
+    #: one entry per response: {"method", "path", "status", "bytes", "ms"} (see ``stats.py``)
+    calls: list[dict[str, Any]] = field(default_factory=list)
 
 
 class KubeClient:
@@ -54,6 +56,9 @@ class KubeClient:
         self.server = cfg.host.rstrip("/")
         self.namespace = self.loaded.namespace
         self.stats = RequestStats()
+        from .. import stats
+
+        stats.track_client(self)
 
     # ---- identity, for messages -------------------------------------------------------------
     @property
@@ -61,11 +66,11 @@ class KubeClient:
         return self.opts.as_user or self.loaded.user
 
     # ---- low level ---------------------------------------------------------------------------
-    def _headers(self, content_type: str | None) -> Any:
+    def _headers(self, content_type: str | None, accept: str = "application/json") -> Any:
         import urllib3
 
         headers = urllib3.HTTPHeaderDict()
-        headers["Accept"] = "application/json"
+        headers["Accept"] = accept
         headers["User-Agent"] = "kubectl-kueue_dra"
         if content_type:
             headers["Content-Type"] = content_type
@@ -82,8 +87,9 @@ class KubeClient:
         return headers
 
     def request(self, method: str, path: str, target: Target, *, query: dict[str, Any] | None = None,
-                body: Any = None, content_type: str | None = None) -> Any:
-        """Send one request and return the decoded JSON body. Raises typed ``KubeError``s."""
+                body: Any = None, content_type: str | None = None, text: bool = False) -> Any:
+        """Send one request and return the decoded JSON body (``text=True``: the body as text,
+        e.g. ``/metrics``). Raises typed ``KubeError``s."""
         import urllib3
 
         url = self.server + path
@@ -93,6 +99,7 @@ class KubeClient:
         if body is not None:
             data = body if isinstance(body, (bytes, str)) else json.dumps(body)
             content_type = content_type or "application/json"
+        accept = "text/plain" if text else "application/json"
         timeout_s = self.opts.request_timeout
         deadline = time.monotonic() + timeout_s
         attempt = 0
@@ -102,7 +109,7 @@ class KubeClient:
             timeout = urllib3.Timeout(connect=min(remaining, 10.0), read=remaining)
             started = time.monotonic()
             try:
-                resp = self._pool.request(method, url, body=data, headers=self._headers(content_type),
+                resp = self._pool.request(method, url, body=data, headers=self._headers(content_type, accept),
                                           timeout=timeout, preload_content=True, retries=False)
             except (urllib3.exceptions.ProtocolError, urllib3.exceptions.NewConnectionError,
                     urllib3.exceptions.ConnectTimeoutError, urllib3.exceptions.ReadTimeoutError,
@@ -116,13 +123,17 @@ class KubeClient:
             finally:
                 self.stats.requests += 1
             payload = resp.data or b""
+            elapsed_ms = (time.monotonic() - started) * 1000
             self.stats.bytes_read += len(payload)
-            log.debug("%s %s -> %s (%d bytes, %.0f ms)", method, url, resp.status, len(payload),
-                      (time.monotonic() - started) * 1000)
+            self.stats.calls.append({"method": method, "path": url[len(self.server):], "status": resp.status,
+                                     "bytes": len(payload), "ms": round(elapsed_ms, 1)})
+            log.debug("%s %s -> %s (%d bytes, %.0f ms)", method, url, resp.status, len(payload), elapsed_ms)
             if resp.status in RETRY_STATUSES and attempt < MAX_ATTEMPTS and time.monotonic() < deadline:
                 self._sleep(attempt, deadline, resp.headers.get("Retry-After"))
                 continue
             if 200 <= resp.status < 300:
+                if text:
+                    return payload.decode("utf-8", "replace")
                 return json.loads(payload) if payload else {}
             raise self._http_error(resp.status, payload, target)
 

@@ -18,12 +18,12 @@ from fractions import Fraction
 from typing import Any
 
 from ..dra.cel import CelError, CelEvalError, SelectorEvaluator, compile_selector
-from ..dra.devices import Pool, group_pools
+from ..dra.devices import Pool, ShapeIndex, group_pools
 from ..dra.quantity import Quantity, QuantityError, parse_quantity
 from .fielderrors import INTERNAL, INVALID, NOT_FOUND, FieldError, FieldPath, aggregate
 from .mappings import Mapping, Source, lookup
 from .podsets import PodSet, adjusted_template, is_extended_resource_name, pod_requests
-from .semantics import KueueGates, Semantics
+from .semantics import DRAGates, Semantics
 
 INT64_MAX = 2**63 - 1
 
@@ -36,7 +36,7 @@ MSG_CLAIMS_REQUEUED = "DRA resource claims not supported"
 class ChargeInputs:
     namespace: str
     semantics: Semantics
-    gates: KueueGates
+    gates: DRAGates
     mappings: list[Mapping]
     device_classes: list[dict[str, Any]]
     claim_templates: dict[str, dict[str, Any]]  # name -> ResourceClaimTemplate, in the namespace
@@ -550,22 +550,35 @@ class ChargeEngine:
             raise _Stop(step, errs)
         matched: list[tuple[Pool, dict[str, Any]]] = []
         pools = 0
-        for pool in self.inputs.pools(source.driver):
-            if not pool.complete:
-                continue
+        steps = (("deviceSelector", selector), ("DeviceClass selector", class_selectors),
+                 ("request selector", request_selectors))
+        # Devices alike in what the three lists read share one outcome (evaluated on the first of
+        # them); walking the devices in order keeps the first error and the order of `matched`.
+        index = ShapeIndex([p for p in self.inputs.pools(source.driver) if p.complete],
+                           [sels for _, sels in steps], self.ev)
+        outcomes: list[bool | tuple[str, CelEvalError]] = []
+        for driver, device in index.representatives:
+            outcome: bool | tuple[str, CelEvalError] = True
+            for what, sels in steps:
+                try:
+                    ok = self.ev.matches(sels, driver, device)
+                except CelEvalError as e:
+                    outcome = (what, e)
+                    break
+                if not ok:
+                    outcome = False
+                    break
+            outcomes.append(outcome)
+        for pool, devices, ids, _ in index.pools:
             before = len(matched)
-            for device in pool.devices():
-                for what, sels in (("deviceSelector", selector), ("DeviceClass selector", class_selectors),
-                                   ("request selector", request_selectors)):
-                    try:
-                        ok = self.ev.matches(sels, source.driver, device)
-                    except CelEvalError as e:
-                        raise _Stop(step, [FieldError(INTERNAL, rpath, f"CEL evaluation error in {what} for device "
-                                                                       f"{device.get('name')}: {e}")]) from None
-                    if not ok:
-                        break
-                else:
+            for device, gid in zip(devices, ids):
+                outcome = outcomes[gid]
+                if outcome is True:
                     matched.append((pool, device))
+                elif outcome is not False:
+                    what, e = outcome
+                    raise _Stop(step, [FieldError(INTERNAL, rpath, f"CEL evaluation error in {what} for device "
+                                                                   f"{device.get('name')}: {e}")])
             pools += len(matched) > before
         return matched, pools
 
@@ -613,12 +626,18 @@ class ChargeEngine:
 
     def _max_counter(self, matched: list[tuple[Pool, dict[str, Any]]], counter: str):
         best = None
+        parsed: dict[Any, Quantity] = {}  # the same few values repeat on every node
         for pool, device in matched:
             for consumption in device.get("consumesCounters") or []:
                 raw = (consumption.get("counters") or {}).get(counter)
                 if raw is None:
                     continue
-                q = parse_quantity(raw.get("value") if isinstance(raw, dict) else raw)
+                value = raw.get("value") if isinstance(raw, dict) else raw
+                q = parsed.get(value) if isinstance(value, str) else None
+                if q is None:
+                    q = parse_quantity(value)
+                    if isinstance(value, str):
+                        parsed[value] = q
                 if best is None or q.value > best[0].value:
                     best = (q, pool, device)
                 if self.inputs.semantics.first_counter_entry_only:

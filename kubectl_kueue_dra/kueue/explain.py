@@ -14,11 +14,13 @@ from ..kube.refs import Ref
 from ..kube.view import ClusterView
 from .allocation import allocations, overcharge
 from .charge import ChargeEngine, ChargeInputs, ChargeResult, format_usage
-from .config import KueueConfig, load_kueue_config
+from .config import load_kueue_config
 from .diagnose import (QueuePath, cause_of, compare, condition, is_admitted, queue_findings, quota_table,
                        recorded_usage)
 from .podsets import PodSet, podsets_from_manifest, podsets_from_workload
-from .semantics import DEFAULT_VERSION, SUPPORTED, KueueGates, Semantics, effective_gates
+from ..gates.kueue import derive_kueue_gates
+from .install import load_kueue_install
+from .semantics import DEFAULT_VERSION, SUPPORTED, DRAGates, Semantics
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 JOB_NAME_LABEL = "batch.kubernetes.io/job-name"
@@ -121,16 +123,6 @@ class Settings:
     kueue_namespace: str | None = None
 
 
-def _gate_document(view: ClusterView, config: KueueConfig) -> dict[str, Any]:
-    """Where the featureGates live: Kueue's Configuration; on OpenShift the operator renders them
-    into the ConfigMap it mounts into Kueue's Deployment (the CR has no gate field)."""
-    if config.kind != "Kueue":
-        return config.document
-    rendered = load_kueue_config(view, ((config.deployment or {}).get("metadata") or {}).get("namespace")
-                                 or "openshift-kueue-operator")
-    return rendered.document if rendered.kind == "ConfigMap" else {}
-
-
 def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str, Any]:
     findings: list[dict[str, Any]] = []
     config = load_kueue_config(view, settings.kueue_namespace)
@@ -139,9 +131,10 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
                                 f"Kueue's configuration was not found ({config.problem}): no deviceClassMappings "
                                 "are known, so every ResourceClaimTemplate class counts as unmapped",
                                 "pass --kueue-namespace if Kueue runs elsewhere"))
+    install = load_kueue_install(view, config)
     version, version_source = settings.kueue_version, "flag"
     if not version:
-        version, version_source = (config.version, "controller image") if config.version else \
+        version, version_source = (install.version, install.version_source) if install.version else \
             (DEFAULT_VERSION, "assumed")
     if version_source == "assumed":
         findings.append(finding("info", "KueueVersionAssumed",
@@ -152,8 +145,10 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
                                 f"Kueue {version} is outside the versions this tool re-derives ({SUPPORTED}); "
                                 "the charge below uses the nearest supported semantics", None))
     semantics = Semantics.for_version(version)
-    gate_map = effective_gates(semantics, _gate_document(view, config), config.deployment)
-    gates = KueueGates.from_map(gate_map)
+    kueue_gates = derive_kueue_gates(version, cli=install.cli_gates, config=install.config_gates,
+                                     config_where=install.config_gates_where)
+    gate_map = {name: state.on for name, state in kueue_gates.gates.items()}
+    gates = DRAGates.from_kueue_gates(kueue_gates)
 
     ns = subject.namespace
     device_classes = view.try_list("DeviceClass") or []

@@ -36,9 +36,6 @@ class Semantics:
     counters_binary_rendering: bool
     #: >= 0.18.5 / 0.19.1: extended resources resolve to the class the scheduler picks
     er_scheduler_class_choice: bool
-    #: default of KueueDRAIntegrationExtendedResource / ...PartitionableDevices
-    er_gate_default: bool
-    pd_gate_default: bool
 
     @staticmethod
     def supported(version: str) -> bool:
@@ -60,34 +57,13 @@ class Semantics:
             rejects_constraints_and_config=v < (0, 18, 2),
             counters_binary_rendering=v >= (0, 18, 4),
             er_scheduler_class_choice=v >= (0, 19, 1) or (0, 18, 5) <= v < (0, 19, 0),
-            er_gate_default=v19,
-            pd_gate_default=v19,
         )
 
 
-# Kueue feature gates that matter here, with their defaults per version.
-DRA_GATES = (
-    "KueueDRAIntegration",
-    "KueueDRAIntegrationExtendedResource",
-    "KueueDRAIntegrationPartitionableDevices",
-    "KueueDRAIntegrationConsumableCapacity",
-    "KueueDRARejectWorkloadsWhenDRADisabled",
-)
-OBSOLETE_GATES = ("DynamicResourceAllocation", "DRAExtendedResources")
-
-
-def default_gates(semantics: Semantics) -> dict[str, bool]:
-    return {
-        "KueueDRAIntegration": True,
-        "KueueDRAIntegrationExtendedResource": semantics.er_gate_default,
-        "KueueDRAIntegrationPartitionableDevices": semantics.pd_gate_default,
-        "KueueDRAIntegrationConsumableCapacity": False,
-        "KueueDRARejectWorkloadsWhenDRADisabled": True,
-    }
-
-
 @dataclass(frozen=True)
-class KueueGates:
+class DRAGates:
+    """The Kueue gates the charge engine follows (derived by ``gates.kueue.derive_kueue_gates``)."""
+
     dra: bool = True
     extended_resource: bool = True
     partitionable: bool = True
@@ -95,47 +71,9 @@ class KueueGates:
     reject_when_disabled: bool = True
 
     @classmethod
-    def from_map(cls, gates: dict[str, bool]) -> "KueueGates":
-        return cls(
-            dra=gates.get("KueueDRAIntegration", True),
-            extended_resource=gates.get("KueueDRAIntegrationExtendedResource", True),
-            partitionable=gates.get("KueueDRAIntegrationPartitionableDevices", True),
-            consumable_capacity=gates.get("KueueDRAIntegrationConsumableCapacity", False),
-            reject_when_disabled=gates.get("KueueDRARejectWorkloadsWhenDRADisabled", True),
-        )
+    def from_kueue_gates(cls, gates) -> "DRAGates":
+        from ..gates.kueue import KUEUE_CONSUMABLE, KUEUE_DRA, KUEUE_EXTENDED, KUEUE_PARTITIONABLE, KUEUE_REJECT
 
-
-def parse_feature_gates_flag(value: str) -> dict[str, bool]:
-    """``--feature-gates=A=true,B=false`` → {"A": True, "B": False} (unparseable parts skipped)."""
-    out = {}
-    for part in value.split(","):
-        name, sep, raw = part.partition("=")
-        if sep and raw.strip().lower() in ("true", "false"):
-            out[name.strip()] = raw.strip().lower() == "true"
-    return out
-
-
-def configured_gates(config_document: dict, deployment: dict | None) -> dict[str, bool]:
-    """Gates set explicitly: the Configuration's ``featureGates`` map and the Deployment's
-    ``--feature-gates`` argument (Kueue refuses to start when both are used)."""
-    gates: dict[str, bool] = {}
-    for name, value in (config_document.get("featureGates") or {}).items():
-        if isinstance(value, bool):
-            gates[name] = value
-    for container in (((deployment or {}).get("spec") or {}).get("template") or {}).get(
-            "spec", {}).get("containers") or []:
-        args = list(container.get("args") or []) + list(container.get("command") or [])
-        for i, arg in enumerate(args):
-            if arg.startswith("--feature-gates="):
-                gates.update(parse_feature_gates_flag(arg.split("=", 1)[1]))
-            elif arg == "--feature-gates" and i + 1 < len(args):
-                gates.update(parse_feature_gates_flag(args[i + 1]))
-    return gates
-
-
-def effective_gates(semantics: Semantics, config_document: dict, deployment: dict | None) -> dict[str, bool]:
-    gates = default_gates(semantics)
-    for name, value in configured_gates(config_document, deployment).items():
-        if name in gates:
-            gates[name] = value
-    return gates
+        return cls(dra=gates.on(KUEUE_DRA), extended_resource=gates.on(KUEUE_EXTENDED),
+                   partitionable=gates.on(KUEUE_PARTITIONABLE), consumable_capacity=gates.on(KUEUE_CONSUMABLE),
+                   reject_when_disabled=gates.on(KUEUE_REJECT))

@@ -15,7 +15,9 @@ from typing import Any
 from .config import KueueConfig
 from .mapping_rules import Rules
 from .mappings import OPERATOR, UPSTREAM
-from .semantics import configured_gates, parse_version
+from ..gates.kueue import config_gate_map, feature_gates_arg, parse_gate_list
+from .install import manager_args
+from .semantics import parse_version
 
 PD_GATE = "KueueDRAIntegrationPartitionableDevices"
 CC_GATE = "KueueDRAIntegrationConsumableCapacity"
@@ -103,7 +105,9 @@ def upstream_facts(config: KueueConfig, *, device_classes: list[dict[str, Any]] 
     minor = minor_of(version)
     notes = [f"Kueue {version}" + (" (--kueue-version)" if version_override else " (image tag)")
              if version else "Kueue version unknown (the controller image has no version tag)"]
-    gates = configured_gates(config.document, config.deployment)
+    cli = feature_gates_arg(manager_args(config.deployment))  # Kueue ignores featureGates then
+    gates = parse_gate_list(cli)[0] if cli is not None else \
+        (config_gate_map(config.document.get("featureGates"))[0] or {})
     where = "featureGates in the Kueue configuration (or --feature-gates)"
     if minor is not None and minor < 18:
         counter_gate: bool | None = False

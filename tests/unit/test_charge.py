@@ -7,7 +7,7 @@ import pytest
 from kubectl_kueue_dra.kueue.charge import ChargeEngine, ChargeInputs, format_usage
 from kubectl_kueue_dra.kueue.mappings import parse_mappings
 from kubectl_kueue_dra.kueue.podsets import PodSet
-from kubectl_kueue_dra.kueue.semantics import KueueGates, Semantics
+from kubectl_kueue_dra.kueue.semantics import DRAGates, Semantics
 
 DRIVER = "gpu.example.com"
 CLASS_SEL = f"device.driver == '{DRIVER}'"
@@ -65,7 +65,7 @@ def claim(name="gpu", tpl=None, direct=None):
     return c
 
 
-def run(podsets, *, mappings=(), classes=(), templates=(), slices=(), gates=KueueGates(), version="0.19.2"):
+def run(podsets, *, mappings=(), classes=(), templates=(), slices=(), gates=DRAGates(), version="0.19.2"):
     inputs = ChargeInputs(namespace="ns", semantics=Semantics.for_version(version), gates=gates,
                           mappings=parse_mappings(list(mappings)), device_classes=list(classes),
                           claim_templates={t["metadata"]["name"]: t for t in templates}, slices=list(slices))
@@ -139,9 +139,9 @@ def test_direct_resource_claim_rejected():
 
 def test_dra_gate_off_rejects_or_ignores():
     ps = [PodSet("main", 1, pod(claims=[claim(tpl="t")]))]
-    res, _ = run(ps, gates=KueueGates(dra=False))
+    res, _ = run(ps, gates=DRAGates(dra=False))
     assert res.message == "Workload uses DRA resources but the KueueDRAIntegration feature gate is not enabled"
-    res, _ = run(ps, gates=KueueGates(dra=False, reject_when_disabled=False),
+    res, _ = run(ps, gates=DRAGates(dra=False, reject_when_disabled=False),
                  templates=[template("t", exact("gpu.example.com"))], mappings=[GPU_MAPPING])
     assert not res.rejected and res.podsets[0].total == {"cpu": 1000}
     assert any(n["code"] == "DRAIgnored" for n in res.notes)
@@ -253,7 +253,7 @@ def test_extended_resource_gate_off_charges_raw_name():
     res, _ = run([PodSet("main", 1, er_pod(containers=containers))],
                  classes=[dc("gpu.example.com", ern="example.com/gpu")],
                  mappings=[{"name": "gpus", "deviceClassNames": ["gpu.example.com"]}],
-                 gates=KueueGates(extended_resource=False))
+                 gates=DRAGates(extended_resource=False))
     assert res.podsets[0].total == {"example.com/gpu": 2}
 
 
@@ -353,7 +353,7 @@ def test_capacity_rounding_to_valid_range():
     t = template("t", exact("gpu.example.com", 1, capacity={"requests": {"memory": "4.5Gi"}}))
     res, inputs = run([PodSet("main", 1, pod(claims=[claim(tpl="t")]))], mappings=[mapping],
                       classes=[dc("gpu.example.com")], templates=[t], slices=[rslice("s", [d])],
-                      gates=KueueGates(consumable_capacity=True))
+                      gates=DRAGates(consumable_capacity=True))
     assert format_usage("gpu.mem", res.podsets[0].per_pod["gpu.mem"], inputs.binary_resources()) == "5Gi"
 
 

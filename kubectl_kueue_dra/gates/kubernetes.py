@@ -1,0 +1,210 @@
+"""Kubernetes DRA gates: upstream defaults per version, the /metrics series, dry-run probe results,
+stored objects, and the resolution of all of them (with the OpenShift FeatureGate)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .model import (DRA, DRA_CONSUMABLE, DRA_EXTENDED, DRA_PARTITIONABLE, K8S_GATES, Evidence,
+                    GateState, resolve)
+from .openshift import featuregate_spec, featuregate_spec_evidence, featuregate_status_evidence
+
+# Upstream stage and default per Kubernetes minor (versioned feature specs; research
+# k8s-dra-api.md §6). A minor not listed takes the nearest lower one; below the first, the gate
+# does not exist (its fields are not served, so it is off).
+_K8S_SPECS: dict[str, dict[int, tuple[str, bool]]] = {
+    DRA: {26: ("ALPHA", False), 32: ("BETA", False), 34: ("GA", True)},
+    DRA_EXTENDED: {34: ("ALPHA", False), 36: ("BETA", True), 37: ("GA", True)},
+    DRA_PARTITIONABLE: {33: ("ALPHA", False), 36: ("BETA", True)},
+    DRA_CONSUMABLE: {34: ("ALPHA", False), 36: ("BETA", True)},
+}
+
+
+def kube_minor(version_doc: dict[str, Any] | None) -> int | None:
+    """The Kubernetes minor whose gate defaults apply: the emulated version when the server
+    reports one (compatibility versions pick defaults by it), else its own minor."""
+    if not version_doc:
+        return None
+    for major_key, minor_key in (("emulationMajor", "emulationMinor"), ("major", "minor")):
+        major, minor = str(version_doc.get(major_key) or ""), str(version_doc.get(minor_key) or "")
+        minor_digits = re.match(r"\d+", minor)
+        if major == "1" and minor_digits:
+            return int(minor_digits.group(0))
+    match = re.match(r"v?1\.(\d+)", str(version_doc.get("gitVersion") or ""))
+    return int(match.group(1)) if match else None
+
+
+def kubernetes_default(gate: str, minor: int) -> tuple[str, bool] | None:
+    """(stage, default) of a gate in a Kubernetes minor; None when the gate does not exist yet."""
+    spec = _K8S_SPECS.get(gate) or {}
+    known = [m for m in spec if m <= minor]
+    return spec[max(known)] if known else None
+
+
+def default_evidence(gate: str, minor: int | None, where: str = "") -> Evidence:
+    if minor is None:
+        return Evidence("default", None, "the Kubernetes version is unknown")
+    found = kubernetes_default(gate, minor)
+    suffix = f" ({where})" if where else ""
+    if found is None:
+        return Evidence("default", False, f"{gate} does not exist in Kubernetes 1.{minor}{suffix}")
+    stage, default = found
+    return Evidence("default", default, f"{stage.lower()}, {'on' if default else 'off'} by default in "
+                                        f"Kubernetes 1.{minor}{suffix}")
+
+
+# ---- /metrics -----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class FeatureMetric:
+    enabled: bool
+    stage: str
+
+
+_SAMPLE = re.compile(r"^kubernetes_feature_enabled\{(?P<labels>.*)\}\s+(?P<value>\S+)")
+_LABEL = re.compile(r'\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*"((?:[^"\\]|\\.)*)"\s*,?')
+
+
+def _unescape(value: str) -> str:
+    return re.sub(r'\\(.)', lambda m: "\n" if m.group(1) == "n" else m.group(1), value)
+
+
+def parse_feature_metrics(text: str) -> dict[str, FeatureMetric]:
+    """``kubernetes_feature_enabled{name="X",stage="BETA"} 1`` samples from the Prometheus text
+    format, by gate name. Comments, other series and malformed samples are ignored."""
+    found: dict[str, FeatureMetric] = {}
+    for line in text.splitlines():
+        if not line.startswith("kubernetes_feature_enabled{"):
+            continue
+        match = _SAMPLE.match(line.strip())
+        if not match:
+            continue
+        labels = {k: _unescape(v) for k, v in _LABEL.findall(match.group("labels"))}
+        try:
+            value = float(match.group("value"))
+        except ValueError:
+            continue
+        if "name" not in labels or value != value:  # NaN
+            continue
+        found[labels["name"]] = FeatureMetric(value != 0, labels.get("stage", ""))
+    return found
+
+
+def metrics_evidence(gate: str, metrics: dict[str, FeatureMetric] | None, problem: str | None) -> Evidence:
+    if metrics is None:
+        return Evidence("metrics", None, problem or "/metrics was not read")
+    sample = metrics.get(gate)
+    if sample is None:
+        if not metrics:
+            return Evidence("metrics", None, "/metrics has no kubernetes_feature_enabled series")
+        return Evidence("metrics", False, f"{gate} is not registered in this kube-apiserver")
+    stage = sample.stage.lower() or "GA"
+    return Evidence("metrics", sample.enabled,
+                    f'kubernetes_feature_enabled{{name="{gate}"}} {1 if sample.enabled else 0} ({stage})')
+
+
+# ---- evidence from stored objects and dry-run probes --------------------------------------------
+
+def objects_evidence(gate: str, device_classes: list[dict[str, Any]] | None,
+                     slices: list[dict[str, Any]] | None) -> Evidence | None:
+    """Only positive: a stored gated field shows the gate was on when the object was written."""
+    if gate == DRA_EXTENDED:
+        for dc in device_classes or []:
+            if (dc.get("spec") or {}).get("extendedResourceName"):
+                return Evidence("objects", True, f"DeviceClass {dc['metadata']['name']} has "
+                                                 "spec.extendedResourceName (kept only while the gate is on)")
+    if gate in (DRA_PARTITIONABLE, DRA_CONSUMABLE):
+        for s in slices or []:
+            spec = s.get("spec") or {}
+            for device in spec.get("devices") or []:
+                if gate == DRA_PARTITIONABLE and device.get("consumesCounters"):
+                    return Evidence("objects", True, f"ResourceSlice {s['metadata']['name']} has "
+                                                     "consumesCounters (kept only while the gate is on)")
+                if gate == DRA_CONSUMABLE and (device.get("allowMultipleAllocations") or any(
+                        isinstance(c, dict) and c.get("requestPolicy")
+                        for c in (device.get("capacity") or {}).values())):
+                    return Evidence("objects", True, f"ResourceSlice {s['metadata']['name']} has "
+                                                     "consumable-capacity fields (kept only while the gate is on)")
+            if gate == DRA_PARTITIONABLE and spec.get("sharedCounters"):
+                return Evidence("objects", True, f"ResourceSlice {s['metadata']['name']} has "
+                                                 "sharedCounters (kept only while the gate is on)")
+    return None
+
+
+#: what each probe sends and the field whose survival tells the gate's state
+PROBED_FIELD = {
+    DRA_EXTENDED: ("DeviceClass", "spec.extendedResourceName"),
+    DRA_PARTITIONABLE: ("ResourceSlice", "spec.sharedCounters"),
+    DRA_CONSUMABLE: ("ResourceSlice", "spec.devices[0].allowMultipleAllocations"),
+}
+
+
+def probe_field_kept(gate: str, returned: dict[str, Any]) -> bool:
+    spec = returned.get("spec") or {}
+    if gate == DRA_EXTENDED:
+        return bool(spec.get("extendedResourceName"))
+    if gate == DRA_PARTITIONABLE:
+        return bool(spec.get("sharedCounters"))
+    if gate == DRA_CONSUMABLE:
+        devices = spec.get("devices") or [{}]
+        device = devices[0]
+        return bool(device.get("allowMultipleAllocations") or (device.get("basic") or {}).get(
+            "allowMultipleAllocations"))
+    raise KeyError(gate)
+
+
+def probe_evidence(gate: str, returned: dict[str, Any]) -> Evidence:
+    kind, path = PROBED_FIELD[gate]
+    if probe_field_kept(gate, returned):
+        return Evidence("probe", True, f"a dry-run create of a {kind} kept {path} (nothing was persisted)")
+    return Evidence("probe", False, f"a dry-run create of a {kind} dropped {path} (nothing was persisted)")
+
+
+# ---- resolving the Kubernetes gates -------------------------------------------------------------
+
+@dataclass
+class KubernetesInputs:
+    """Everything the Kubernetes gate resolution looks at; None = not available."""
+
+    dra_served: bool | None = None  # resource.k8s.io/v1 served
+    dra_versions: list[str] | None = None  # served resource.k8s.io versions
+    minor: int | None = None
+    minor_source: str = ""  # "/version", "OpenShift 4.21", ...
+    metrics: dict[str, FeatureMetric] | None = None
+    metrics_problem: str | None = None
+    probes: dict[str, Evidence] = field(default_factory=dict)
+    feature_gate: dict[str, Any] | None = None
+    openshift_version: str | None = None
+    device_classes: list[dict[str, Any]] | None = None
+    slices: list[dict[str, Any]] | None = None
+
+
+def resolve_kubernetes_gates(inp: KubernetesInputs) -> dict[str, GateState]:
+    spec = featuregate_spec(inp.feature_gate)
+    out: dict[str, GateState] = {}
+    for gate in K8S_GATES:
+        evidence: list[Evidence] = []
+        if gate == DRA and inp.dra_versions is not None:
+            if inp.dra_served:
+                evidence.append(Evidence("discovery", True, "resource.k8s.io/v1 is served"))
+            elif inp.dra_versions:
+                evidence.append(Evidence("discovery", False, "only resource.k8s.io/" + ", ".join(
+                    inp.dra_versions) + " is served; Kueue needs v1"))
+            else:
+                evidence.append(Evidence("discovery", False, "resource.k8s.io is not served"))
+        for found in (featuregate_status_evidence(gate, inp.feature_gate, inp.openshift_version),
+                      featuregate_spec_evidence(gate, spec)):
+            if found is not None:
+                evidence.append(found)
+        if inp.metrics is not None or inp.metrics_problem:
+            evidence.append(metrics_evidence(gate, inp.metrics, inp.metrics_problem))
+        if gate in inp.probes:
+            evidence.append(inp.probes[gate])
+        found = objects_evidence(gate, inp.device_classes, inp.slices)
+        if found is not None:
+            evidence.append(found)
+        evidence.append(default_evidence(gate, inp.minor, inp.minor_source))
+        out[gate] = resolve(gate, evidence)
+    return out

@@ -1,0 +1,164 @@
+"""OpenShift: the FeatureGate and ClusterVersion singletons, and what the Kueue operator makes of
+them (it reads FeatureGate spec only; research openshift-kueue-operator.md §2.3, §4)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .kueue import KUEUE_EXTENDED, KUEUE_PARTITIONABLE, kueue_default
+from .model import DRA_EXTENDED, DRA_PARTITIONABLE, Evidence, GateState
+
+
+def openshift_version(cluster_version: dict[str, Any] | None) -> str | None:
+    """The version the platform runs: status.desired.version, else the newest history entry."""
+    status = (cluster_version or {}).get("status") or {}
+    desired = (status.get("desired") or {}).get("version")
+    if desired:
+        return str(desired)
+    history = status.get("history") or []
+    return str(history[0].get("version")) if history and history[0].get("version") else None
+
+
+def openshift_kube_minor(ocp_version: str | None) -> int | None:
+    """OCP 4.20 → 1.33, 4.21 → 1.34, 4.22 → 1.35, 4.23 and 5.0 → 1.36 (openshift/api go.mod)."""
+    match = re.match(r"(\d+)\.(\d+)", ocp_version or "")
+    if not match:
+        return None
+    major, minor = int(match.group(1)), int(match.group(2))
+    if major == 4 and minor >= 12:
+        return minor + 13
+    if major == 5 and minor == 0:
+        return 36
+    return None
+
+
+def featuregate_status_entry(feature_gate: dict[str, Any] | None, version: str | None
+                             ) -> tuple[dict[str, Any] | None, bool]:
+    """The status.featureGates entry for ``version`` (exact=True), else the first entry (which the
+    config operator writes for its own version), else None."""
+    entries = ((feature_gate or {}).get("status") or {}).get("featureGates") or []
+    for entry in entries:
+        if version and entry.get("version") == version:
+            return entry, True
+    return (entries[0], False) if entries else (None, False)
+
+
+def _names(items: Any) -> set[str]:
+    return {i.get("name") if isinstance(i, dict) else str(i) for i in items or []}
+
+
+def featuregate_status_evidence(gate: str, feature_gate: dict[str, Any] | None,
+                                version: str | None) -> Evidence | None:
+    if feature_gate is None:
+        return None
+    entry, exact = featuregate_status_entry(feature_gate, version)
+    if entry is None:
+        return Evidence("featuregate-status", None, "FeatureGate cluster has no status.featureGates")
+    which = f"version {entry.get('version')}" + ("" if exact or not version else
+                                                  f", none for the current {version}")
+    if gate in _names(entry.get("enabled")):
+        return Evidence("featuregate-status", True, f"enabled in FeatureGate cluster status ({which})")
+    if gate in _names(entry.get("disabled")):
+        return Evidence("featuregate-status", False, f"disabled in FeatureGate cluster status ({which})")
+    return Evidence("featuregate-status", None,
+                    f"not listed in FeatureGate cluster status ({which}): the upstream default applies")
+
+
+@dataclass(frozen=True)
+class FeatureGateSpec:
+    feature_set: str
+    enabled: tuple[str, ...]
+    disabled: tuple[str, ...]
+
+    @property
+    def custom(self) -> bool:
+        return self.feature_set == "CustomNoUpgrade"
+
+
+def featuregate_spec(feature_gate: dict[str, Any] | None) -> FeatureGateSpec | None:
+    if feature_gate is None:
+        return None
+    spec = feature_gate.get("spec") or {}
+    custom = spec.get("customNoUpgrade") or {}
+    return FeatureGateSpec(str(spec.get("featureSet") or ""), tuple(custom.get("enabled") or ()),
+                           tuple(custom.get("disabled") or ()))
+
+
+def featuregate_spec_evidence(gate: str, spec: FeatureGateSpec | None) -> Evidence | None:
+    if spec is None:
+        return None
+    if spec.custom and gate in spec.enabled:
+        return Evidence("featuregate-spec", True, "in FeatureGate spec.customNoUpgrade.enabled")
+    if spec.custom and gate in spec.disabled:
+        return Evidence("featuregate-spec", False, "in FeatureGate spec.customNoUpgrade.disabled")
+    return Evidence("featuregate-spec", None,
+                    f"FeatureGate spec.featureSet is {spec.feature_set or 'Default'}; the spec does not say")
+
+
+def operator_kueue_gates(spec: FeatureGateSpec | None, has_counter_sources: bool) -> dict[str, bool]:
+    """What the OpenShift Kueue operator writes into Kueue's featureGates (research
+    openshift-kueue-operator.md §2.3): it reads FeatureGate *spec* only, and only with
+    CustomNoUpgrade; only true entries are written."""
+    gates: dict[str, bool] = {}
+    if spec is None or not spec.custom:
+        return gates
+    if DRA_EXTENDED in spec.enabled:
+        gates[KUEUE_EXTENDED] = True
+    if DRA_PARTITIONABLE in spec.enabled and has_counter_sources:
+        gates[KUEUE_PARTITIONABLE] = True
+    return gates
+
+
+
+@dataclass(frozen=True)
+class DetectionGap:
+    gate: str  # the Kubernetes gate
+    how_on: str  # how the gate is on although the operator does not see it
+    consequence: str
+
+
+def operator_detection_gaps(k8s: dict[str, GateState], spec: FeatureGateSpec | None,
+                            kueue_version: tuple[int, int], *, counter_sources: bool,
+                            extended_classes: bool) -> list[DetectionGap]:
+    """Gates that are on in the cluster but that the operator does not see, because it reads only
+    FeatureGate spec.customNoUpgrade.enabled (not status, TechPreviewNoUpgrade or defaults)."""
+    gaps = []
+    seen = set(spec.enabled) if spec is not None and spec.custom else set()
+    for gate, kueue_gate in ((DRA_EXTENDED, KUEUE_EXTENDED), (DRA_PARTITIONABLE, KUEUE_PARTITIONABLE)):
+        state = k8s.get(gate)
+        if state is None or not state.on or gate in seen:
+            continue
+        how = state.how()
+        if spec is not None and spec.feature_set and not spec.custom:
+            how = f"featureSet {spec.feature_set}; {how}"
+        default_on = kueue_default(kueue_gate, kueue_version)
+        kueue_on_anyway = bool(default_on and default_on[1])
+        if gate == DRA_EXTENDED:
+            if kueue_on_anyway:
+                consequence = (f"the operator does not write {kueue_gate}; Kueue "
+                               f"{'.'.join(map(str, kueue_version))} has it on by default, so extended "
+                               "resources are still charged")
+            else:
+                consequence = (f"the operator leaves {kueue_gate} off (off by default in Kueue "
+                               f"{'.'.join(map(str, kueue_version))}): pods requesting an extendedResourceName"
+                               " are not translated to DRA quota")
+                if not extended_classes:
+                    consequence += " (no DeviceClass uses extendedResourceName yet)"
+        else:
+            if not counter_sources:
+                consequence = ("the operator would not enable counter-based quota; no mapping has sources "
+                               "yet, so nothing breaks now")
+            elif kueue_on_anyway:
+                consequence = (f"Kueue {'.'.join(map(str, kueue_version))} has {kueue_gate} on by default so "
+                               "counters are charged, but the Kueue CR reports Degraded/MissingDependencies "
+                               "(\"DRA Partitionable Devices requires the DRAPartitionableDevices K8s feature "
+                               "gate to be enabled\")")
+            else:
+                consequence = (f"the operator writes the counter sources without {kueue_gate}: Kueue "
+                               f"{'.'.join(map(str, kueue_version))} refuses the configuration (\"counter "
+                               "sources require KueueDRAIntegrationPartitionableDevices to be enabled\") and "
+                               "the new pod crash-loops; the Kueue CR reports Degraded/MissingDependencies")
+        gaps.append(DetectionGap(gate, how, consequence))
+    return gaps

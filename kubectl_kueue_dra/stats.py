@@ -1,0 +1,83 @@
+"""What a run cost, for benchmarks: ``KUEUE_DRA_STATS=PATH`` writes it as JSON when the run ends.
+
+The document (``scripts/bench`` and the perf tests read it)::
+
+    {"argv": [...], "exitCode": 0, "wallSeconds": 1.23, "maxRssKiB": 81234,
+     "requests": 12, "bytesRead": 345678,
+     "calls": [{"method": "GET", "path": "/apis/resource.k8s.io/v1/resourceslices?limit=500",
+                "status": 200, "bytes": 123456, "ms": 85.1}, ...],
+     "celEvaluations": 40, "celCacheHits": 13560}
+
+``requests``/``bytesRead`` add up every API client of the run (``bytes`` are the decoded response
+bodies), ``celEvaluations`` every CEL evaluation actually run (one per expression and distinct
+device shape; the rest are ``celCacheHits``; ``wallSeconds`` counts from when the entry point started). Unset, nothing is
+recorded.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import Any
+
+ENV = "KUEUE_DRA_STATS"
+
+_path: str | None = os.environ.get(ENV) or None
+_started = time.monotonic()
+_clients: list[Any] = []
+_evaluators: list[Any] = []
+
+
+def enabled() -> bool:
+    return _path is not None
+
+
+def track_client(client: Any) -> None:
+    """Count this client's requests (its ``stats: RequestStats``) in the report."""
+    if _path is not None:
+        _clients.append(client)
+
+
+def track_evaluator(evaluator: Any) -> None:
+    """Count this SelectorEvaluator's ``evaluations`` and ``cache_hits`` in the report."""
+    if _path is not None:
+        _evaluators.append(evaluator)
+
+
+def report(exit_code: int | None = None) -> dict[str, Any]:
+    calls = [dict(c) for client in _clients for c in client.stats.calls]
+    return {
+        "argv": sys.argv[1:],
+        "exitCode": exit_code,
+        "wallSeconds": round(time.monotonic() - _started, 4),
+        "maxRssKiB": _max_rss_kib(),
+        "requests": sum(c.stats.requests for c in _clients),
+        "bytesRead": sum(c.stats.bytes_read for c in _clients),
+        "calls": calls,
+        "celEvaluations": sum(e.evaluations for e in _evaluators),
+        "celCacheHits": sum(e.cache_hits for e in _evaluators),
+    }
+
+
+def _max_rss_kib() -> int | None:
+    try:
+        import resource
+    except ImportError:  # Windows
+        return None
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return rss // 1024 if sys.platform == "darwin" else rss  # bytes on macOS, KiB on Linux
+
+
+def write(exit_code: int | None = None) -> None:
+    """Write the report to ``$KUEUE_DRA_STATS`` (no-op when unset; never fails the run)."""
+    if _path is None:
+        return
+    import json
+
+    try:
+        with open(_path, "w", encoding="utf-8") as f:
+            json.dump(report(exit_code), f, indent=1)
+            f.write("\n")
+    except OSError as e:
+        print(f"warning: {ENV}={_path}: {e.strerror}", file=sys.stderr)

@@ -1,0 +1,212 @@
+"""Gather, once, everything the checks look at. The only part of ``verify`` that does I/O (through
+the ClusterView, and ``kube/probes`` on a live server); the checks are pure functions of ``Facts``.
+
+A list that was forbidden is None with the reason in ``unreadable``; in a snapshot, a kind with
+no objects at all is None with the reason in ``unreadable`` too (a snapshot that lacks a kind says
+nothing about the cluster).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from .. import gates as g
+from ..kube import errors
+from ..kube.view import ClusterView
+from ..kueue.config import KueueConfig, load_kueue_config
+from ..kueue.install import KueueInstall, load_kueue_install
+from ..kueue.mappings import Mapping
+
+Obj = dict[str, Any]
+OFFLINE = "offline snapshot"
+LISTED = ("DeviceClass", "ResourceSlice", "ClusterQueue", "LocalQueue", "Namespace")
+
+
+@dataclass
+class Facts:
+    live: bool
+    source: str
+    config: KueueConfig
+    install: KueueInstall
+    lists: dict[str, list[Obj] | None]
+    unreadable: dict[str, str]  # kind → why it could not be read
+    kueue_served: bool | None
+    openshift: bool
+    feature_gate: Obj | None
+    cluster_version: Obj | None
+    kueue_cr: Obj | None
+    server_version: str | None
+    k8s_inputs: g.KubernetesInputs
+    k8s_gates: dict[str, g.GateState]
+    kueue_gates: g.KueueGates
+    probed: list[str] = field(default_factory=list)
+    forbidden: list[errors.Forbidden] = field(default_factory=list)  # every 403, lists and gets
+    config_changed: datetime | None = None  # upstream: the config ConfigMap's last write
+    paths: frozenset[str] = frozenset()  # the paths being checked (set by the run)
+
+    # -- convenience -----------------------------------------------------------------------
+    def denied(self, resource: str) -> str | None:
+        """The message of a 403 on ``resource`` (``deployments.apps``, ``configmaps``, …), if any."""
+        return next((e.message for e in self.forbidden if getattr(e, "resource", None) == resource), None)
+
+    @property
+    def device_classes(self) -> list[Obj] | None:
+        return self.lists["DeviceClass"]
+
+    @property
+    def slices(self) -> list[Obj] | None:
+        return self.lists["ResourceSlice"]
+
+    @property
+    def cluster_queues(self) -> list[Obj] | None:
+        return self.lists["ClusterQueue"]
+
+    @property
+    def local_queues(self) -> list[Obj] | None:
+        return self.lists["LocalQueue"]
+
+    @property
+    def namespaces(self) -> list[Obj] | None:
+        return self.lists["Namespace"]
+
+    @property
+    def mappings(self) -> list[Mapping] | None:
+        return self.config.mappings if self.config.found and not self.config.problem else None
+
+    @property
+    def cli(self) -> str:
+        return "oc" if self.openshift else "kubectl"
+
+    def counter_sources(self) -> bool:
+        return any(m.counter_sources for m in self.mappings or [])
+
+    def capacity_sources(self) -> bool:
+        return any(m.capacity_sources for m in self.mappings or [])
+
+    def extended_classes(self) -> list[Obj]:
+        return [dc for dc in self.device_classes or [] if (dc.get("spec") or {}).get("extendedResourceName")]
+
+
+def _read(view: ClusterView, kind: str, unreadable: dict[str, str]) -> list[Obj] | None:
+    before = len(view.unreadable)
+    found = view.try_list(kind)
+    if found is None:
+        e = view.unreadable[-1] if len(view.unreadable) > before else None
+        unreadable[kind] = e.message if e else f"cannot list {kind}"
+        return None
+    if not view.live and not found:
+        unreadable[kind] = f"the snapshot has no {kind} objects"
+        return None
+    return found
+
+
+def _live_discovery(view: Any, unreadable: dict[str, str]) -> tuple[list[str] | None, Obj | None]:
+    versions = version_doc = None
+    try:
+        versions = view.served_versions("resource.k8s.io")
+    except errors.KubeError as e:
+        unreadable["discovery"] = e.message
+    try:
+        version_doc = view.server_version()
+    except errors.KubeError as e:
+        unreadable["/version"] = e.message
+    return versions, version_doc
+
+
+def gather(view: ClusterView, kueue_namespace: str | None = None, probe: bool = True) -> Facts:
+    unreadable: dict[str, str] = {}
+    lists = {kind: _read(view, kind, unreadable) for kind in LISTED}
+    config = load_kueue_config(view, kueue_namespace)
+    install = load_kueue_install(view, config)
+
+    feature_gate = view.try_get("FeatureGate", "cluster") if view.serves("FeatureGate") else None
+    cluster_version = view.try_get("ClusterVersion", "version") if view.serves("ClusterVersion") else None
+    if cluster_version is None and not view.live and view.serves("ClusterVersion"):
+        found = view.list("ClusterVersion")
+        cluster_version = found[0] if found else None
+    kueue_cr = view.try_get("Kueue", "cluster") if view.serves("Kueue") else None
+    # OpenShift: its singletons exist (a served config.openshift.io API alone is not enough).
+    openshift = feature_gate is not None or cluster_version is not None or config.kind == "Kueue"
+
+    inp = g.KubernetesInputs(feature_gate=feature_gate, device_classes=lists["DeviceClass"],
+                             slices=lists["ResourceSlice"])
+    inp.openshift_version = g.openshift_version(cluster_version)
+    server_version = None
+    if view.live:
+        inp.dra_versions, version_doc = _live_discovery(view, unreadable)
+        inp.dra_served = "v1" in (inp.dra_versions or [])
+        inp.minor = g.kube_minor(version_doc)
+        server_version = (version_doc or {}).get("gitVersion")
+        inp.minor_source = f"server {server_version}" if server_version else ""
+        if inp.dra_versions is None:
+            inp.dra_served = None
+    else:
+        if lists["DeviceClass"] or lists["ResourceSlice"]:
+            inp.dra_versions, inp.dra_served = ["v1"], True
+        inp.metrics_problem = f"{OFFLINE}: /metrics needs a live server"
+    if inp.minor is None and inp.openshift_version:
+        inp.minor = g.openshift_kube_minor(inp.openshift_version)
+        inp.minor_source = f"OpenShift {inp.openshift_version}"
+
+    probed: list[str] = []
+    if view.live:
+        from ..kube.probes import dry_run_probe, read_feature_metrics
+
+        inp.metrics, inp.metrics_problem = read_feature_metrics(view.client)
+        for gate in (g.DRA_EXTENDED, g.DRA_PARTITIONABLE, g.DRA_CONSUMABLE):
+            settled = g.resolve_kubernetes_gates(inp)[gate]
+            if settled.learned_from in ("featuregate-status", "metrics"):
+                continue
+            if not probe:
+                inp.probes[gate] = g.Evidence("probe", None, "probes disabled (--no-probe)")
+            elif inp.dra_served:
+                inp.probes[gate] = dry_run_probe(view, gate)
+                probed.append(gate)
+    else:
+        for gate in (g.DRA_EXTENDED, g.DRA_PARTITIONABLE, g.DRA_CONSUMABLE):
+            inp.probes[gate] = g.Evidence("probe", None, f"{OFFLINE}: the dry-run probe needs a live server")
+    k8s_gates = g.resolve_kubernetes_gates(inp)
+
+    kueue_served = view.serves("ClusterQueue") if view.live else (
+        bool(lists["ClusterQueue"] or lists["LocalQueue"]) or config.found or None)
+    kueue_gates = _kueue_gates(install, feature_gate)
+    changed = None
+    if config.kind == "ConfigMap" and config.name:
+        cm = view.try_get("ConfigMap", config.name, config.namespace)
+        changed = last_write(cm) if cm else None
+    return Facts(view.live, view.source, config, install, lists, unreadable, kueue_served, openshift,
+                 feature_gate, cluster_version, kueue_cr, server_version, inp, k8s_gates, kueue_gates, probed,
+                 list(view.unreadable), changed)
+
+
+def parse_time(text: str | None) -> datetime | None:
+    if not text:
+        return None
+    try:
+        return datetime.fromisoformat(str(text).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def last_write(obj: Obj) -> datetime | None:
+    """When an object was last written, from managedFields times (else its creation)."""
+    meta = obj.get("metadata") or {}
+    times = [parse_time(m.get("time")) for m in meta.get("managedFields") or []]
+    times.append(parse_time(meta.get("creationTimestamp")))
+    known = [t for t in times if t]
+    return max(known) if known else None
+
+
+def _kueue_gates(install: KueueInstall, feature_gate: Obj | None) -> g.KueueGates:
+    config = install.config
+    config_gates, source, where = install.config_gates, "kueue-config", install.config_gates_where
+    if install.openshift and install.rendered_configmap is None:
+        has_counters = any(m.counter_sources for m in config.mappings)
+        config_gates = g.operator_kueue_gates(g.featuregate_spec(feature_gate), has_counters)
+        source = "operator"
+        where = "what the operator writes (from FeatureGate spec.customNoUpgrade)"
+    return g.derive_kueue_gates(install.version, cli=install.cli_gates, config=config_gates,
+                                config_source=source, config_where=where,
+                                problems_in=install.gate_problems)

@@ -1,0 +1,43 @@
+"""A check's result, and the paths (ways of requesting GPUs) a check belongs to."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+PASS, WARN, FAIL, SKIP = "pass", "warn", "fail", "skip"
+STATUSES = (PASS, WARN, FAIL, SKIP)
+
+CLAIMS, EXTENDED, PARTITIONABLE = "claims", "extended", "partitionable"
+PATHS = (CLAIMS, EXTENDED, PARTITIONABLE)
+PATH_HELP = {
+    CLAIMS: "ResourceClaimTemplates whose DeviceClass is in deviceClassMappings",
+    EXTENDED: "pods requesting a DeviceClass's spec.extendedResourceName",
+    PARTITIONABLE: "partitionable devices (MIG) charged from counters",
+}
+
+
+@dataclass
+class Check:
+    id: str
+    status: str
+    message: str
+    fix: str | None = None
+    category: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        assert self.status in STATUSES, self.status
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.id, "status": self.status, "message": self.message,
+                               "fix": self.fix, "category": self.category}
+        out.update(self.extra)
+        return out
+
+
+def worst(statuses: list[str]) -> str:
+    for status in (FAIL, WARN, PASS):
+        if status in statuses:
+            return status
+    return SKIP

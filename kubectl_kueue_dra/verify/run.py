@@ -1,0 +1,71 @@
+"""Select the checks for the paths in use, run them over the facts, and build the document of the
+output contract: ``{"checks": [{"id", "status", "message", "fix", …}], …}``."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from . import devices, kubernetes, kueue, namespaces, quota  # noqa: F401  (they register checks)
+from .facts import Facts
+from .model import CLAIMS, EXTENDED, FAIL, PARTITIONABLE, PATHS, SKIP, STATUSES, Check
+from .registry import CATEGORIES, REGISTRY, Result
+
+_ORDER = list(CATEGORIES)
+_MODULES = [m.__name__ for m in (kubernetes, kueue, devices, quota, namespaces)]
+
+
+def _position(spec: Any) -> tuple[int, int, int]:
+    module = spec.fn.__module__
+    return (_ORDER.index(spec.category), _MODULES.index(module) if module in _MODULES else len(_MODULES),
+            REGISTRY.index(spec))
+
+
+def applicable_paths(f: Facts) -> set[str]:
+    """The paths this setup uses: mappings (claims), counter/capacity sources (partitionable),
+    DeviceClasses with extendedResourceName (extended)."""
+    paths = set()
+    if f.mappings:
+        paths.add(CLAIMS)
+    if f.counter_sources() or f.capacity_sources():
+        paths.add(PARTITIONABLE)
+    if f.extended_classes():
+        paths.add(EXTENDED)
+    return paths
+
+
+def run_checks(f: Facts, paths: Iterable[str] | None = None) -> list[Check]:
+    selected = set(paths) if paths else applicable_paths(f)
+    f.paths = frozenset(selected)
+    checks = []
+    for spec in sorted(REGISTRY, key=_position):
+        if spec.paths is not None and not (spec.paths & selected):
+            continue
+        if spec.applies is not None and not spec.applies(f):
+            continue
+        try:
+            result = spec.fn(f)
+        except Exception as e:  # noqa: BLE001 — one broken check must not hide the others
+            result = Result(SKIP, f"internal error in this check: {type(e).__name__}: {e}")
+        checks.append(Check(spec.id, result.status, result.message, result.fix, spec.category, result.extra))
+    return checks
+
+
+def summary(checks: list[Check]) -> dict[str, int]:
+    return {status: sum(1 for c in checks if c.status == status) for status in STATUSES}
+
+
+def document(f: Facts, checks: list[Check]) -> dict[str, Any]:
+    return {
+        "source": f.source,
+        "paths": sorted(f.paths, key=PATHS.index),
+        "summary": summary(checks),
+        "checks": [c.to_json() for c in checks],
+        "kubernetesGates": [f.k8s_gates[name].to_json() for name in f.k8s_gates],
+        "kueue": dict(f.install.to_json(), **f.kueue_gates.to_json()),
+        "probes": f.probed,
+        "unreadable": sorted(set(e.message for e in f.forbidden) | set(f.unreadable.values())),
+    }
+
+
+def failed(checks: list[Check]) -> bool:
+    return any(c.status == FAIL for c in checks)

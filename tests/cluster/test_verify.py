@@ -1,0 +1,273 @@
+"""`verify` against the real API server.
+
+Feature gates are learned the way the plugin would on a real cluster: /metrics (admin, reader),
+the server-side dry-run probe (a user who may create DRA objects but not read /metrics, by
+impersonation), and the OpenShift FeatureGate (CRDs installed, status written as the platform
+would). The example setups are loaded into clusters of their own, so what verify sees is exactly
+the example, and the checklist is compared with the offline answer for the same objects.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import setups
+from harness import GATES_OFF, GATES_ON, Cluster, run_plugin
+
+RBAC = "rbac.authorization.k8s.io/v1"
+# Read access to what verify reads, without /metrics (the reader ClusterRole has it).
+READ_RULES = [
+    {"apiGroups": ["resource.k8s.io"], "resources": ["deviceclasses", "resourceslices"], "verbs": ["get", "list"]},
+    {"apiGroups": ["kueue.x-k8s.io"], "resources": ["clusterqueues", "localqueues"], "verbs": ["get", "list"]},
+    {"apiGroups": ["kueue.openshift.io"], "resources": ["kueues"], "verbs": ["get", "list"]},
+    {"apiGroups": ["config.openshift.io"], "resources": ["featuregates", "clusterversions"], "verbs": ["get", "list"]},
+    {"apiGroups": [""], "resources": ["namespaces", "configmaps", "pods"], "verbs": ["get", "list"]},
+    {"apiGroups": ["apps"], "resources": ["deployments"], "verbs": ["get", "list"]},
+]
+PROBE_RULES = [{"apiGroups": ["resource.k8s.io"], "resources": ["deviceclasses", "resourceslices"],
+                "verbs": ["create"]}]
+# What verify could create or change, listed before and after a run.
+WATCHED = ("deviceclasses,resourceslices,clusterqueues,resourceflavors,localqueues,namespaces,configmaps,"
+           "deployments,kueues.kueue.openshift.io,featuregates.config.openshift.io,"
+           "clusterversions.config.openshift.io")
+
+
+def grant(cluster: Cluster, user: str, rules: list[dict]) -> None:
+    cluster.apply([
+        {"apiVersion": RBAC, "kind": "ClusterRole", "metadata": {"name": f"verify-{user}"}, "rules": rules},
+        {"apiVersion": RBAC, "kind": "ClusterRoleBinding", "metadata": {"name": f"verify-{user}"},
+         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": f"verify-{user}"},
+         "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}]},
+    ])
+
+
+def verify(cluster: Cluster, *args, context: str = "admin", expect: int | None = None):
+    proc = run_plugin(cluster, "verify", "-o", "json", *args, context=context)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    if expect is not None:
+        assert proc.returncode == expect, (proc.returncode, proc.stdout[-3000:], proc.stderr)
+    doc = json.loads(proc.stdout)
+    return doc, {c["id"]: c for c in doc["checks"]}
+
+
+def gate(doc: dict, name: str) -> dict:
+    return next(g for g in doc["kubernetesGates"] if g["name"] == name)
+
+
+def inventory(cluster: Cluster) -> set[tuple]:
+    items = cluster.get_json(WATCHED, "-A")["items"]
+    # kube-system holds objects the API server itself rewrites; nothing of verify's is there.
+    return {(i["kind"], i["metadata"].get("namespace"), i["metadata"]["name"], i["metadata"]["resourceVersion"])
+            for i in items if i["metadata"].get("namespace") != "kube-system"}
+
+
+@pytest.fixture(scope="module")
+def fresh(request, controlplane_bin):
+    """fresh(setup, gates): a cluster of its own with one example loaded (started once per module)."""
+    started: dict[tuple, Cluster] = {}
+
+    def get(setup: str, gates: dict) -> Cluster:
+        key = (setup, tuple(sorted(gates.items())))
+        if key not in started:
+            c = Cluster.start(f"verify-{setup}", controlplane_bin, gates)
+            request.addfinalizer(c.stop)
+            setups.load(c, setup)
+            started[key] = c
+        return started[key]
+    return get
+
+
+# ---- gates: /metrics -------------------------------------------------------------------------
+@pytest.mark.parametrize("which,expected", [("on", "on"), ("off", "off")])
+def test_metrics_say_on_and_off(request, which, expected):
+    cluster = request.getfixturevalue(f"cluster_gates_{which}")
+    doc, checks = verify(cluster, "--path", "extended", "--path", "partitionable")
+    for name in ("DRAExtendedResource", "DRAPartitionableDevices"):
+        g = gate(doc, name)
+        assert (g["state"], g["learnedFrom"]) == (expected, "metrics"), g
+        assert f'kubernetes_feature_enabled{{name="{name}"}} {1 if expected == "on" else 0}' in g["detail"]
+    assert gate(doc, "DynamicResourceAllocation")["learnedFrom"] == "discovery"
+    assert gate(doc, "DRAConsumableCapacity")["state"] == "on"  # beta, on by default in 1.36; not turned off
+    assert doc["probes"] == []  # /metrics answered, nothing was probed
+    assert checks["gate-DRAExtendedResource"]["status"] == ("pass" if expected == "on" else "fail")
+    if expected == "off":
+        # upstream: the component flag; with a FeatureGate cluster object (other tests): the oc patch
+        assert "DRAExtendedResource" in checks["gate-DRAExtendedResource"]["fix"]
+
+
+# ---- gates: the dry-run probe ----------------------------------------------------------------
+@pytest.mark.parametrize("which,expected", [("on", "on"), ("off", "off")])
+def test_probe_says_on_and_off_and_persists_nothing(request, which, expected):
+    cluster = request.getfixturevalue(f"cluster_gates_{which}")
+    grant(cluster, "prober", READ_RULES + PROBE_RULES)
+    before = inventory(cluster)
+    doc, checks = verify(cluster, "--as", "prober", "--path", "extended", "--path", "partitionable")
+    assert sorted(doc["probes"]) == ["DRAConsumableCapacity", "DRAExtendedResource", "DRAPartitionableDevices"]
+    for name in ("DRAExtendedResource", "DRAPartitionableDevices"):
+        g = gate(doc, name)
+        assert (g["state"], g["learnedFrom"]) == (expected, "probe"), g
+        assert "nothing was persisted" in g["detail"]
+        metrics = next(e for e in g["evidence"] if e["method"] == "metrics")
+        assert metrics["enabled"] is None and "forbidden" in metrics["detail"]
+    assert gate(doc, "DRAConsumableCapacity")["learnedFrom"] == "probe"
+    assert inventory(cluster) == before
+    assert not [i for i in cluster.get_json("deviceclasses,resourceslices")["items"]
+                if i["metadata"]["name"].startswith("kueue-dra-probe-")]
+
+
+def test_no_probe_and_no_metrics_falls_back_to_the_default(cluster_gates_off):
+    grant(cluster_gates_off, "prober", READ_RULES + PROBE_RULES)
+    doc, _ = verify(cluster_gates_off, "--as", "prober", "--no-probe", "--path", "extended")
+    g = gate(doc, "DRAExtendedResource")
+    # Nothing else could tell: the upstream default of 1.36 (on) - which this server overrides.
+    assert (g["state"], g["learnedFrom"]) == ("on", "default") and "Kubernetes 1.36" in g["detail"]
+    assert doc["probes"] == []
+
+
+def test_probe_forbidden_is_unknown_not_a_failure(cluster_gates_on):
+    grant(cluster_gates_on, "no-create", READ_RULES)
+    doc, checks = verify(cluster_gates_on, "--as", "no-create", "--path", "partitionable")
+    probe = next(e for e in gate(doc, "DRAPartitionableDevices")["evidence"] if e["method"] == "probe")
+    assert probe["enabled"] is None and "no permission to dry-run create resourceslices" in probe["detail"]
+    # Then weaker evidence: slices other tests left with counters, else the 1.36 default.
+    assert gate(doc, "DRAPartitionableDevices")["learnedFrom"] in ("objects", "default")
+    assert checks["gate-DRAPartitionableDevices"]["status"] == "pass"
+
+
+# ---- users -----------------------------------------------------------------------------------
+def test_reader_gets_an_answer(cluster_gates_on):
+    doc, checks = verify(cluster_gates_on, "--path", "extended", context="reader")
+    assert gate(doc, "DRAExtendedResource")["learnedFrom"] == "metrics"
+    assert checks["dra-api"]["status"] == "pass"
+    assert not [c for c in checks.values() if "forbidden" in c["message"]]
+
+
+def test_nobody_gets_a_clear_message(cluster_gates_on):
+    proc = run_plugin(cluster_gates_on, "verify", context="nobody")
+    assert proc.returncode == 1
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        "error: cannot list deviceclasses.resource.k8s.io at cluster scope: forbidden (as nobody)")
+    assert "deploy/rbac/reader-clusterrole.yaml" in lines[0]
+    assert "SKIP" in proc.stdout  # the checklist still says what could not be read
+
+
+def test_partial_access_gives_skips_not_failures(fresh):
+    cluster = fresh("resourceclaimtemplate", GATES_ON)
+    dra_only = [r for r in READ_RULES if r["apiGroups"] != ["kueue.x-k8s.io"] and r["apiGroups"] != [""]]
+    grant(cluster, "dra-only", dra_only + [{"nonResourceURLs": ["/metrics"], "verbs": ["get"]}])
+    doc, checks = verify(cluster, "--as", "dra-only", "--path", "claims", expect=0)
+    for cid in ("quota-coverage", "local-queues", "managed-namespaces", "quota-vs-capacity"):
+        assert checks[cid]["status"] == "skip", checks[cid]
+        assert "forbidden (as dra-only)" in checks[cid]["message"]
+    assert checks["kueue-config"]["status"] == "skip"
+    assert checks["resourceslices"]["status"] == "pass"
+    assert not [c for c in checks.values() if c["status"] == "fail"]
+
+
+# ---- the example setups ----------------------------------------------------------------------
+EXPECTED_FAILS = {
+    "resourceclaimtemplate": set(),
+    "extended-resource": {"mapped-device-classes", "quota-coverage"},
+    "mig-partitionable": set(),
+}
+
+
+@pytest.mark.parametrize("setup", setups.SETUPS)
+def test_examples_verify_as_expected(fresh, setup, tmp_path):
+    cluster = fresh(setup, GATES_ON)
+    before = inventory(cluster)
+    doc, checks = verify(cluster, expect=1 if EXPECTED_FAILS[setup] else 0)
+    assert {c for c, v in checks.items() if v["status"] == "fail"} == EXPECTED_FAILS[setup]
+    assert inventory(cluster) == before  # verify changes nothing
+    assert checks["dra-api"]["status"] == "pass"
+    assert checks["resourceslices"]["status"] == "pass" and checks["pools"]["status"] == "pass"
+    if setup == "mig-partitionable":
+        assert gate(doc, "DRAPartitionableDevices")["learnedFrom"] == "metrics"
+        assert checks["counters-published"]["status"] == "pass"
+        assert "628Gi" in checks["quota-vs-capacity"]["message"]
+        assert checks["managed-namespaces"]["status"] == "pass"
+    if setup == "extended-resource":
+        assert checks["gate-DRAExtendedResource"]["status"] == "pass"
+        assert checks["extended-resource-classes"]["status"] == "warn"
+    # The same objects offline give the same verdicts, except what only a live server can tell.
+    snap = setups.snapshot(cluster, setups.objects(setup), tmp_path / "snapshot.yaml")
+    _, offline = verify(cluster, "--from", str(snap))
+    live_only = {"kueue-installed", "kueue-version", "gate-DRAExtendedResource", "gate-DRAPartitionableDevices"}
+    assert {k: v["status"] for k, v in offline.items() if k not in live_only} == \
+           {k: v["status"] for k, v in checks.items() if k not in live_only and k in offline}
+
+
+def test_mig_on_a_gates_off_cluster_fails(fresh):
+    """The same example on a server with DRAPartitionableDevices off: the server dropped the counters
+    when the slices were written, /metrics says off, and verify says what breaks."""
+    cluster = fresh("mig-partitionable", GATES_OFF)
+    doc, checks = verify(cluster, expect=1)
+    assert gate(doc, "DRAPartitionableDevices")["state"] == "off"
+    assert gate(doc, "DRAPartitionableDevices")["learnedFrom"] == "metrics"
+    assert checks["gate-DRAPartitionableDevices"]["status"] == "fail"
+    assert checks["gate-DRAPartitionableDevices"]["fix"].startswith("oc patch featuregate cluster")
+    assert checks["counters-published"]["status"] == "fail"
+    assert "consumes a counter of that name (it publishes: none)" in checks["counters-published"]["message"]
+
+
+# ---- OpenShift: the FeatureGate path and the operator's detection gap -------------------------
+def openshift_state(cluster: Cluster, feature_set: str, enabled=(), disabled=(), custom=None,
+                    version: str = "4.22.3") -> None:
+    cluster.kubectl("delete", "featuregates.config.openshift.io", "cluster", "--ignore-not-found")
+    spec: dict = {"featureSet": feature_set}
+    if custom is not None:
+        spec["customNoUpgrade"] = {"enabled": list(custom)}
+    fg = {"apiVersion": "config.openshift.io/v1", "kind": "FeatureGate", "metadata": {"name": "cluster"},
+          "spec": spec}
+    cv = {"apiVersion": "config.openshift.io/v1", "kind": "ClusterVersion", "metadata": {"name": "version"},
+          "spec": {"clusterID": "00000000-0000-0000-0000-000000000000"}}
+    cluster.apply([fg, cv])
+    fg["status"] = {"featureGates": [{"version": version, "enabled": [{"name": n} for n in enabled],
+                                      "disabled": [{"name": n} for n in disabled]}]}
+    cv["status"] = {"desired": {"version": version, "image": "quay.io/openshift-release-dev/ocp-release"},
+                    "availableUpdates": None, "observedGeneration": 1, "versionHash": "x"}
+    for obj in (fg, cv):
+        cluster.kubectl("apply", "--server-side", "--force-conflicts", "--field-manager=kueue-dra-tests",
+                        "--subresource=status", "-f", "-", input=json.dumps(obj))
+
+
+def restore_featuregate(cluster: Cluster) -> None:
+    """Back to the example's FeatureGate (spec only) and no ClusterVersion."""
+    cluster.kubectl("delete", "featuregates.config.openshift.io,clusterversions.config.openshift.io", "--all")
+    cluster.apply([d for d in setups.objects("mig-partitionable") if d["kind"] == "FeatureGate"])
+
+
+def test_featuregate_status_and_techpreview_detection_gap(fresh):
+    cluster = fresh("mig-partitionable", GATES_ON)
+    openshift_state(cluster, "TechPreviewNoUpgrade", enabled=["DRAPartitionableDevices"],
+                    disabled=["DRAExtendedResource"])
+    try:
+        doc, checks = verify(cluster, "--path", "partitionable", "--path", "extended")
+        pd, er = gate(doc, "DRAPartitionableDevices"), gate(doc, "DRAExtendedResource")
+        assert (pd["state"], pd["learnedFrom"]) == ("on", "featuregate-status") and "4.22.3" in pd["detail"]
+        assert (er["state"], er["learnedFrom"]) == ("off", "featuregate-status")
+        assert "metrics says on" in er["conflict"]  # this server runs with it on
+        gap = checks["openshift-operator-gates"]
+        assert gap["status"] == "warn" and gap["gaps"] == ["DRAPartitionableDevices"]
+        assert "featureSet TechPreviewNoUpgrade" in gap["message"]
+        assert "spec.customNoUpgrade.enabled" in gap["message"]
+        assert "cannot be changed" in gap["fix"]
+        assert checks["gate-DRAPartitionableDevices"]["status"] == "pass"
+    finally:
+        restore_featuregate(cluster)
+
+
+def test_featuregate_customnoupgrade_has_no_gap(fresh):
+    cluster = fresh("mig-partitionable", GATES_ON)
+    openshift_state(cluster, "CustomNoUpgrade", enabled=["DRAPartitionableDevices", "DRAExtendedResource"],
+                    custom=["DRAPartitionableDevices", "DRAExtendedResource"], version="4.21.9")
+    try:
+        doc, checks = verify(cluster, expect=0)
+        assert gate(doc, "DRAPartitionableDevices")["learnedFrom"] == "featuregate-status"
+        assert checks["openshift-operator-gates"]["status"] == "pass"
+        assert doc["kueue"]["settingsFrom"] == "operator"
+    finally:
+        restore_featuregate(cluster)

@@ -1,0 +1,567 @@
+"""``verify`` checks on offline fixtures (the examples, modified): each check passing and failing,
+path selection, partial access, and the command's output contract and exit codes."""
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from kubectl_kueue_dra.cli import main
+from kubectl_kueue_dra.kube import errors
+from kubectl_kueue_dra.kube.snapshot import load_objects
+from kubectl_kueue_dra.kube.view import SnapshotView
+from kubectl_kueue_dra.verify.facts import gather
+from kubectl_kueue_dra.verify.namespaces import selector_matches
+from kubectl_kueue_dra.verify.registry import REGISTRY
+from kubectl_kueue_dra.verify.run import applicable_paths, run_checks
+from kubectl_kueue_dra.verify.supply import unit_family
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+_CACHE: dict[str, list] = {}
+
+
+def example(name: str) -> list[dict]:
+    if name not in _CACHE:
+        _CACHE[name] = load_objects(str(EXAMPLES / name))
+    return copy.deepcopy(_CACHE[name])
+
+
+def find(objects, kind, name=None):
+    found = [o for o in objects if o["kind"] == kind and (name is None or o["metadata"]["name"] == name)]
+    assert found, (kind, name)
+    return found[0]
+
+
+def run(objects, paths=None, view_cls=SnapshotView):
+    facts = gather(view_cls(objects, "test"))
+    checks = run_checks(facts, paths)
+    return {c.id: c for c in checks}, facts
+
+
+def rerun(facts, check_id):
+    spec = next(s for s in REGISTRY if s.id == check_id)
+    return spec.fn(facts)
+
+
+def kueue_config(objects) -> dict:
+    cm = find(objects, "ConfigMap", "kueue-manager-config")
+    return yaml.safe_load(cm["data"]["controller_manager_config.yaml"])
+
+
+def set_kueue_config(objects, config: dict) -> None:
+    cm = find(objects, "ConfigMap", "kueue-manager-config")
+    cm["data"]["controller_manager_config.yaml"] = yaml.safe_dump(config)
+
+
+def set_image(objects, tag: str) -> None:
+    d = find(objects, "Deployment", "kueue-controller-manager")
+    d["spec"]["template"]["spec"]["containers"][0]["image"] = f"registry.k8s.io/kueue/kueue:{tag}"
+
+
+# ---- the examples as they are ----------------------------------------------------------------
+def test_resourceclaimtemplate_example():
+    checks, facts = run(example("resourceclaimtemplate"))
+    assert applicable_paths(facts) == {"claims"}
+    assert not [c for c in checks.values() if c.status == "fail"]
+    for cid in ("dra-api", "kueue-installed", "kueue-version", "kueue-config", "kueue-feature-gates",
+                "kueue-gate-KueueDRAIntegration", "resourceslices", "pools", "mapped-device-classes",
+                "device-classes-match", "dra-quota-configured", "quota-coverage", "local-queues",
+                "managed-namespaces"):
+        assert checks[cid].status == "pass", (cid, checks[cid].message)
+    assert "gate-DRAPartitionableDevices" not in checks  # not a path this setup uses
+    assert checks["quota-vs-capacity"].status == "warn" and "under-provisioned" in checks["quota-vs-capacity"].message
+
+
+def test_extended_resource_example_fails_where_expected():
+    checks, facts = run(example("extended-resource"))
+    assert applicable_paths(facts) == {"claims", "extended"}
+    failed = {c.id for c in checks.values() if c.status == "fail"}
+    assert failed == {"mapped-device-classes", "quota-coverage"}
+    assert "gpu-reserved.nvidia.com" in checks["mapped-device-classes"].message
+    assert checks["mapped-device-classes"].fix == (
+        "kubectl kueue-dra map set whole-gpus --device-class <device-class> --restart")
+    assert checks["quota-coverage"].fix.startswith("kubectl patch clusterqueue gpu-cq --type=json")
+    assert checks["extended-resource-classes"].status == "warn"
+    assert "gpu-legacy.nvidia.com" in checks["extended-resource-classes"].message
+    assert checks["gate-DRAExtendedResource"].extra["learnedFrom"] == "objects"
+    assert checks["quota-vs-capacity"].status == "pass"  # 16 nvidia.com/gpu for 16 GPUs
+
+
+def test_mig_example_openshift():
+    checks, facts = run(example("mig-partitionable"))
+    assert facts.openshift and facts.install.openshift
+    assert applicable_paths(facts) == {"claims", "partitionable"}
+    assert not [c for c in checks.values() if c.status == "fail"]
+    assert checks["gate-DRAPartitionableDevices"].extra["learnedFrom"] == "featuregate-spec"
+    assert checks["openshift-operator-gates"].status == "pass"
+    assert checks["counters-published"].status == "pass"
+    assert checks["kueue-gate-KueueDRAIntegrationPartitionableDevices"].extra["learnedFrom"] == "operator"
+    assert checks["kueue-version"].status == "warn"  # no Deployment in the snapshot
+    assert checks["cohort-counter-units"].status == "pass"
+    assert "628Gi" in checks["quota-vs-capacity"].message
+
+
+# ---- Kubernetes gates and OpenShift ----------------------------------------------------------
+def openshift(objects, feature_set, status_enabled=(), status_disabled=(), version="4.22.3"):
+    fg = find(objects, "FeatureGate")
+    fg["spec"] = {"featureSet": feature_set}
+    fg["status"] = {"featureGates": [{"version": version, "enabled": [{"name": n} for n in status_enabled],
+                                      "disabled": [{"name": n} for n in status_disabled]}]}
+    objects.append({"apiVersion": "config.openshift.io/v1", "kind": "ClusterVersion",
+                    "metadata": {"name": "version"}, "spec": {"clusterID": "x"},
+                    "status": {"desired": {"version": version}}})
+    return objects
+
+
+def test_featuregate_status_decides_and_gap_warns():
+    objects = openshift(example("mig-partitionable"), "TechPreviewNoUpgrade",
+                        status_enabled=["DRAPartitionableDevices"])
+    checks, facts = run(objects)
+    gate = checks["gate-DRAPartitionableDevices"]
+    assert gate.status == "pass" and gate.extra["learnedFrom"] == "featuregate-status"
+    gap = checks["openshift-operator-gates"]
+    assert gap.status == "warn" and "spec.customNoUpgrade.enabled" in gap.message
+    assert "TechPreviewNoUpgrade" in gap.message
+    assert "cannot be changed" in gap.fix  # TechPreviewNoUpgrade cannot become CustomNoUpgrade
+    # The operator does not write the Kueue gate; Kueue 0.19's default still turns it on.
+    assert facts.kueue_gates.gates["KueueDRAIntegrationPartitionableDevices"].learned_from == "kueue-default"
+
+
+def test_detection_gap_on_operator_14_fails_kueue():
+    objects = openshift(example("mig-partitionable"), "TechPreviewNoUpgrade",
+                        status_enabled=["DRAPartitionableDevices"])
+    objects.append({"apiVersion": "apps/v1", "kind": "Deployment",
+                    "metadata": {"name": "openshift-kueue-operator", "namespace": "openshift-kueue-operator",
+                                 "labels": {"olm.owner": "kueue-operator.v1.4.1"}},
+                    "spec": {"template": {"spec": {"containers": [{"name": "operator", "image": "x@sha256:1"}]}}}})
+    objects.append({"apiVersion": "apps/v1", "kind": "Deployment",
+                    "metadata": {"name": "kueue-controller-manager", "namespace": "openshift-kueue-operator"},
+                    "spec": {"template": {"spec": {"containers": [{"name": "manager", "image": "x@sha256:2"}]}}}})
+    checks, facts = run(objects)
+    assert facts.install.operator_version == "1.4.1" and facts.install.version == "0.18"
+    assert "crash-loops" in checks["openshift-operator-gates"].message
+    assert "upgrade the Kueue operator to 1.5" in checks["openshift-operator-gates"].fix
+    pd = checks["kueue-gate-KueueDRAIntegrationPartitionableDevices"]
+    assert pd.status == "fail" and "refuses to start" in pd.message
+
+
+def test_kubernetes_gate_off_fails_with_featuregate_patch():
+    objects = openshift(example("mig-partitionable"), "CustomNoUpgrade",
+                        status_disabled=["DRAPartitionableDevices"])
+    find(objects, "FeatureGate")["spec"]["customNoUpgrade"] = {"enabled": ["DRAExtendedResource"]}
+    checks, _ = run(objects)
+    gate = checks["gate-DRAPartitionableDevices"]
+    assert gate.status == "fail" and "drops ResourceSlice sharedCounters" in gate.message
+    assert gate.fix.startswith("oc patch featuregate cluster --type=merge")
+    assert '"enabled":["DRAExtendedResource","DRAPartitionableDevices"]' in gate.fix
+
+
+def test_kubernetes_gate_unknown_offline_is_skipped():
+    objects = example("resourceclaimtemplate")
+    checks, _ = run(objects, paths=["partitionable", "extended"])
+    assert checks["gate-DRAPartitionableDevices"].status == "skip"
+    assert "needs a live server" in checks["gate-DRAPartitionableDevices"].message
+    assert checks["gate-DRAExtendedResource"].status == "skip"
+
+
+def test_dra_api_without_objects_is_skipped():
+    objects = [o for o in example("resourceclaimtemplate") if not o["apiVersion"].startswith("resource.k8s.io")]
+    checks, _ = run(objects)
+    assert checks["dra-api"].status == "skip"
+    assert checks["resourceslices"].status == "skip" and "snapshot has no ResourceSlice" in checks["resourceslices"].message
+
+
+def test_openshift_kueue_status():
+    objects = example("mig-partitionable")
+    checks, _ = run(objects)
+    assert checks["openshift-kueue-status"].status == "skip"
+    find(objects, "Kueue")["status"] = {"conditions": [
+        {"type": "Degraded", "status": "True", "reason": "MissingDependencies",
+         "message": "Please install the following on your cluster: DRA Partitionable Devices requires ..."}]}
+    checks, _ = run(objects)
+    assert checks["openshift-kueue-status"].status == "fail" and "MissingDependencies" in checks["openshift-kueue-status"].message
+    find(objects, "Kueue")["status"] = {"conditions": [{"type": "Available", "status": "True"},
+                                                       {"type": "Degraded", "status": "False"}]}
+    checks, _ = run(objects)
+    assert checks["openshift-kueue-status"].status == "pass"
+
+
+# ---- Kueue -----------------------------------------------------------------------------------
+def test_kueue_version_checks():
+    objects = example("resourceclaimtemplate")
+    set_image(objects, "v0.12.3")
+    assert run(objects)[0]["kueue-version"].status == "fail"
+    set_image(objects, "v0.16.6")
+    assert run(objects)[0]["kueue-version"].status == "warn"
+    set_image(objects, "latest")
+    checks, facts = run(objects)
+    assert checks["kueue-version"].status == "warn" and facts.kueue_gates.version_assumed
+
+
+def test_kueue_config_malformed_fails():
+    objects = example("resourceclaimtemplate")
+    find(objects, "ConfigMap", "kueue-manager-config")["data"]["controller_manager_config.yaml"] = "a: [b"
+    checks, _ = run(objects)
+    assert checks["kueue-config"].status == "fail" and "malformed YAML" in checks["kueue-config"].message
+    assert "kubectl -n kueue-system edit configmap kueue-manager-config" in checks["kueue-config"].fix
+
+
+def test_obsolete_gate_name_fails():
+    objects = example("resourceclaimtemplate")
+    config = kueue_config(objects)
+    config["featureGates"] = {"DynamicResourceAllocation": True}
+    set_kueue_config(objects, config)
+    check = run(objects)[0]["kueue-feature-gates"]
+    assert check.status == "fail" and "unrecognized feature gate: DynamicResourceAllocation" in check.message
+    assert "remove DynamicResourceAllocation" in check.fix
+
+
+def test_gates_in_args_and_config_fails():
+    objects = example("resourceclaimtemplate")
+    config = kueue_config(objects)
+    config["featureGates"] = {"KueueDRAIntegration": True}
+    set_kueue_config(objects, config)
+    find(objects, "Deployment")["spec"]["template"]["spec"]["containers"][0]["args"].append(
+        "--feature-gates=KueueDRAIntegration=true")
+    check = run(objects)[0]["kueue-feature-gates"]
+    assert check.status == "fail" and "cannot both" in check.message
+    assert "edit deployment kueue-controller-manager" in check.fix
+
+
+def test_dra_integration_off_and_reject_off():
+    objects = example("resourceclaimtemplate")
+    config = kueue_config(objects)
+    config["featureGates"] = {"KueueDRAIntegration": False, "KueueDRARejectWorkloadsWhenDRADisabled": False}
+    set_kueue_config(objects, config)
+    checks, _ = run(objects)
+    assert checks["kueue-gate-KueueDRAIntegration"].status == "fail"
+    assert "admitted with no device charged" in checks["kueue-gate-KueueDRAIntegration"].message
+    assert "featureGates: {KueueDRAIntegration: true}" in checks["kueue-gate-KueueDRAIntegration"].fix
+    reject = checks["kueue-gate-KueueDRARejectWorkloadsWhenDRADisabled"]
+    assert reject.status == "fail" and "bypass quota" in reject.message
+
+
+def test_extended_gate_off_on_kueue_018():
+    objects = example("extended-resource")
+    set_image(objects, "v0.18.5")
+    check = run(objects)[0]["kueue-gate-KueueDRAIntegrationExtendedResource"]
+    assert check.status == "fail" and "nvidia.com/gpu" in check.message
+
+
+def test_partitionable_gate_upstream_018():
+    objects = example("resourceclaimtemplate")
+    config = kueue_config(objects)
+    config["resources"]["deviceClassMappings"][0]["sources"] = [
+        {"counter": {"name": "memory", "driver": "gpu.nvidia.com", "deviceSelector": {"cel": {"expression": "true"}}}}]
+    set_kueue_config(objects, config)
+    set_image(objects, "v0.18.5")
+    check = run(objects)[0]["kueue-gate-KueueDRAIntegrationPartitionableDevices"]
+    assert check.status == "fail" and "counter sources require" in check.message
+    config["featureGates"] = {"KueueDRAIntegrationPartitionableDevices": True}
+    set_kueue_config(objects, config)
+    check = run(objects)[0]["kueue-gate-KueueDRAIntegrationPartitionableDevices"]
+    assert check.status == "pass" and check.extra["learnedFrom"] == "kueue-config"
+
+
+def test_capacity_sources_need_gates():
+    objects = example("resourceclaimtemplate")
+    config = kueue_config(objects)
+    config["resources"]["deviceClassMappings"][0]["sources"] = [
+        {"capacity": {"name": "memory", "driver": "gpu.nvidia.com", "deviceSelector": {"cel": {"expression": "true"}}}}]
+    set_kueue_config(objects, config)
+    checks, _ = run(objects)
+    assert checks["kueue-gate-KueueDRAIntegrationConsumableCapacity"].status == "fail"
+    assert "gate-DRAConsumableCapacity" in checks
+
+
+def test_config_loaded_after_change():
+    objects = example("resourceclaimtemplate")
+    cm = find(objects, "ConfigMap", "kueue-manager-config")
+    cm["metadata"]["managedFields"] = [{"manager": "kubectl", "time": "2026-09-02T10:00:00Z"}]
+    objects.append({"apiVersion": "v1", "kind": "Pod",
+                    "metadata": {"name": "kueue-1", "namespace": "kueue-system",
+                                 "labels": {"control-plane": "controller-manager"}},
+                    "status": {"startTime": "2026-09-01T09:00:00Z"}})
+    check = run(objects)[0]["kueue-config-loaded"]
+    assert check.status == "warn" and "rollout restart deployment/kueue-controller-manager" in check.fix
+    objects[-1]["status"]["startTime"] = "2026-09-03T09:00:00Z"
+    assert run(objects)[0]["kueue-config-loaded"].status == "pass"
+
+
+# ---- devices ---------------------------------------------------------------------------------
+def test_no_resourceslices_fails():
+    _, facts = run(example("resourceclaimtemplate"))
+    facts.lists["ResourceSlice"] = []
+    result = rerun(facts, "resourceslices")
+    assert result.status == "fail" and "kubectl get resourceslices" in result.fix
+
+
+def test_pools_incomplete_and_stale():
+    objects = example("resourceclaimtemplate")
+    slices = [o for o in objects if o["kind"] == "ResourceSlice"]
+    slices[0]["spec"]["pool"]["resourceSliceCount"] = 2
+    old = copy.deepcopy(slices[1])
+    old["metadata"]["name"] += "-old"
+    old["spec"]["pool"]["generation"] = 0
+    objects.append(old)
+    check = run(objects)[0]["pools"]
+    assert check.status == "warn"
+    assert "gpu.nvidia.com/gpu-node-1 (1 of 2 slices)" in check.message and "older generation" in check.message
+
+
+def test_counter_name_not_published():
+    objects = example("mig-partitionable")
+    source = find(objects, "Kueue")["spec"]["config"]["resources"]["deviceClassMappings"][0]["sources"][0]
+    source["counter"]["name"] = "gpu-memory"
+    check = run(objects)[0]["counters-published"]
+    assert check.status == "fail" and "no device of gpu.nvidia.com consumes a counter of that name" in check.message
+    assert "(it publishes: memory, " in check.message  # the closest name first
+    assert check.fix == ("kubectl kueue-dra map set gpu.memory --device-class gpu.nvidia.com --device-class "
+                         "mig.nvidia.com --counter memory --driver gpu.nvidia.com --selector "
+                         "'device.driver == '\"'\"'gpu.nvidia.com'\"'\"''")
+
+
+def test_counter_selector_problems():
+    objects = example("mig-partitionable")
+    source = find(objects, "Kueue")["spec"]["config"]["resources"]["deviceClassMappings"][0]["sources"][0]
+    source["counter"]["deviceSelector"]["cel"]["expression"] = "device.driver =="
+    assert "does not compile" in run(objects)[0]["counters-published"].message
+    source["counter"]["deviceSelector"]["cel"]["expression"] = "device.driver == 'other'"
+    check = run(objects)[0]["counters-published"]
+    assert check.status == "fail" and "matched by the deviceSelector" in check.message
+
+
+def test_device_class_matching():
+    objects = example("resourceclaimtemplate")
+    dc = find(objects, "DeviceClass", "gpu.nvidia.com")
+    dc["spec"]["selectors"][0]["cel"]["expression"] = "device.attributes['gpu.nvidia.com'].type == 'none'"
+    check = run(objects)[0]["device-classes-match"]
+    assert check.status == "warn" and "no device in a complete pool matches DeviceClass gpu.nvidia.com" in check.message
+    dc["spec"]["selectors"][0]["cel"]["expression"] = "device.attributes['gpu.nvidia.com'].missing == 1"
+    check = run(objects)[0]["device-classes-match"]
+    assert check.status == "fail" and "no such key" in check.message
+
+
+def test_extended_resource_classes():
+    objects = example("extended-resource")
+    objects = [o for o in objects if not (o["kind"] == "DeviceClass" and o["metadata"]["name"] == "gpu-legacy.nvidia.com")]
+    assert run(objects)[0]["extended-resource-classes"].status == "pass"
+    for o in objects:
+        if o["kind"] == "DeviceClass":
+            o["spec"].pop("extendedResourceName")
+    check = run(objects, paths=["extended"])[0]["extended-resource-classes"]
+    assert check.status == "fail" and "kubectl patch deviceclass gpu.nvidia.com" in check.fix
+
+
+def test_extended_resource_class_with_counter_mapping_fails():
+    objects = example("mig-partitionable")
+    find(objects, "DeviceClass", "gpu.nvidia.com")["spec"]["extendedResourceName"] = "nvidia.com/gpu"
+    checks, facts = run(objects)
+    assert "extended" in facts.paths
+    check = checks["extended-resource-classes"]
+    assert check.status == "fail" and "counter-based quota" in check.message
+
+
+# ---- quota -----------------------------------------------------------------------------------
+def test_no_dra_quota_configured():
+    objects = example("resourceclaimtemplate")
+    config = kueue_config(objects)
+    del config["resources"]
+    set_kueue_config(objects, config)
+    check = run(objects)[0]["dra-quota-configured"]
+    assert check.status == "fail" and check.fix == "kubectl kueue-dra map set gpus --device-class gpu.nvidia.com"
+
+
+def test_quota_coverage_ignore_undeclared():
+    objects = example("extended-resource")
+    config = kueue_config(objects)
+    config["resources"]["quotaCheckStrategy"] = "IgnoreUndeclared"
+    set_kueue_config(objects, config)
+    checks, _ = run(objects)
+    assert "admitted without being charged" in checks["quota-coverage"].message
+    assert checks["quota-check-strategy"].status == "warn"
+
+
+def _cohort(objects, second_quota, first_quota=None):
+    cq = find(objects, "ClusterQueue", "research-cq")
+    cq["spec"]["cohortName"] = "research"
+    if first_quota:
+        cq["spec"]["resourceGroups"][0]["flavors"][0]["resources"][2]["nominalQuota"] = first_quota
+    other = copy.deepcopy(cq)
+    other["metadata"]["name"] = "other-cq"
+    other["spec"]["resourceGroups"][0]["flavors"][0]["resources"][2]["nominalQuota"] = second_quota
+    objects.append(other)
+    return objects
+
+
+def test_cohort_counter_units():
+    check = run(_cohort(example("mig-partitionable"), "320Gi"))[0]["cohort-counter-units"]
+    assert check.status == "pass"
+    check = run(_cohort(example("mig-partitionable"), "160G"))[0]["cohort-counter-units"]
+    assert check.status == "warn" and "1G is not 1Gi" in check.message
+    check = run(_cohort(example("mig-partitionable"), "160000000000000"))[0]["cohort-counter-units"]
+    assert check.status == "fail" and "mixes unit scales" in check.message
+
+
+def test_counter_quota_below_smallest_device():
+    objects = example("mig-partitionable")
+    cq = find(objects, "ClusterQueue", "research-cq")
+    cq["spec"]["resourceGroups"][0]["flavors"][0]["resources"][2]["nominalQuota"] = "160"
+    check = run(objects)[0]["cohort-counter-units"]
+    assert check.status == "fail" and "smallest device charges (4864Mi)" in check.message
+    assert '"value":"160Gi"' in check.fix and "/spec/resourceGroups/0/flavors/0/resources/2/nominalQuota" in check.fix
+
+
+def test_quota_over_provisioned():
+    objects = example("resourceclaimtemplate")
+    cq = find(objects, "ClusterQueue", "gpu-cq")
+    cq["spec"]["resourceGroups"][0]["flavors"][0]["resources"][2]["nominalQuota"] = "12"
+    check = run(objects)[0]["quota-vs-capacity"]
+    assert check.status == "warn" and "over-provisioned" in check.message
+    cq["spec"]["resourceGroups"][0]["flavors"][0]["resources"][2]["nominalQuota"] = "8"
+    assert run(objects)[0]["quota-vs-capacity"].status == "pass"
+
+
+# ---- queues and namespaces -------------------------------------------------------------------
+def test_local_queue_pointing_nowhere():
+    objects = example("resourceclaimtemplate")
+    find(objects, "LocalQueue")["spec"]["clusterQueue"] = "gone"
+    check = run(objects)[0]["local-queues"]
+    assert check.status == "fail" and "team-a/gpu-queue → gone" in check.message
+    assert check.fix == "kubectl -n team-a patch localqueue gpu-queue --type=merge -p '{\"spec\":{\"clusterQueue\":\"gpu-cq\"}}'"
+
+
+def test_no_local_queue_feeds_dra_queue():
+    objects = example("resourceclaimtemplate")
+    other = copy.deepcopy(find(objects, "ClusterQueue", "gpu-cq"))
+    other["metadata"]["name"] = "cpu-cq"
+    other["spec"]["resourceGroups"][0]["coveredResources"] = ["cpu"]
+    other["spec"]["resourceGroups"][0]["flavors"][0]["resources"] = [{"name": "cpu", "nominalQuota": "1"}]
+    objects.append(other)
+    find(objects, "LocalQueue")["spec"]["clusterQueue"] = "cpu-cq"
+    assert run(objects)[0]["local-queues"].status == "warn"
+
+
+def test_openshift_managed_label_missing():
+    objects = example("mig-partitionable")
+    find(objects, "Namespace", "ml-research")["metadata"]["labels"] = {}
+    check = run(objects)[0]["managed-namespaces"]
+    assert check.status == "fail" and "run without quota" in check.message
+    assert check.fix == "oc label namespace ml-research kueue.openshift.io/managed=true"
+
+
+def test_upstream_managed_jobs_namespace_selector():
+    objects = example("resourceclaimtemplate")
+    config = kueue_config(objects)
+    config["managedJobsNamespaceSelector"] = {"matchLabels": {"gpu-jobs": "yes"}}
+    set_kueue_config(objects, config)
+    check = run(objects)[0]["managed-namespaces"]
+    assert check.status == "fail" and check.fix == "kubectl label namespace team-a gpu-jobs=yes"
+    find(objects, "Namespace", "team-a")["metadata"]["labels"] = {"gpu-jobs": "yes"}
+    assert run(objects)[0]["managed-namespaces"].status == "pass"
+
+
+def test_default_selector_excludes_kueue_namespace():
+    objects = example("resourceclaimtemplate")
+    find(objects, "LocalQueue")["metadata"]["namespace"] = "kueue-system"
+    check = run(objects)[0]["managed-namespaces"]
+    assert check.status == "fail" and "default managedJobsNamespaceSelector" in check.message
+
+
+def test_selector_matches():
+    labels = {"kubernetes.io/metadata.name": "a", "team": "x"}
+    assert selector_matches(None, labels) and selector_matches({}, labels)
+    assert selector_matches({"matchLabels": {"team": "x"}}, labels)
+    assert not selector_matches({"matchExpressions": [{"key": "team", "operator": "NotIn", "values": ["x"]}]}, labels)
+    assert selector_matches({"matchExpressions": [{"key": "gpu", "operator": "DoesNotExist"}]}, labels)
+    assert not selector_matches({"matchExpressions": [{"key": "gpu", "operator": "Exists"}]}, labels)
+    assert selector_matches({"matchExpressions": [{"key": "team", "operator": "In", "values": ["x", "y"]}]}, labels)
+
+
+def test_unit_family():
+    assert [unit_family(t) for t in ("160Gi", "4864Mi", "160G", "500m", "80", "1e9")] == [
+        "binary", "binary", "decimal", "decimal", "plain", "plain"]
+
+
+# ---- selection, partial access ---------------------------------------------------------------
+def test_path_selection():
+    checks, facts = run(example("resourceclaimtemplate"), paths=["partitionable"])
+    assert facts.paths == {"partitionable"}
+    assert "gate-DRAPartitionableDevices" in checks and "kueue-gate-KueueDRAIntegrationPartitionableDevices" in checks
+    assert "gate-DRAExtendedResource" not in checks and "extended-resource-classes" not in checks
+    assert checks["kueue-gate-KueueDRAIntegrationPartitionableDevices"].status == "pass"  # 0.19 default
+    assert "dra-api" in checks and "quota-coverage" in checks  # common checks always run
+
+
+class ForbiddenQueues(SnapshotView):
+    def _list(self, kind, namespace, field_selector, label_selector):
+        if kind.kind in ("ClusterQueue", "Namespace"):
+            raise errors.Forbidden("list", kind.resource, None, None, "reader")
+        return super()._list(kind, namespace, field_selector, label_selector)
+
+
+def test_forbidden_list_skips_only_what_needs_it():
+    checks, _ = run(example("resourceclaimtemplate"), view_cls=ForbiddenQueues)
+    for cid in ("quota-coverage", "quota-vs-capacity", "local-queues", "managed-namespaces"):
+        assert checks[cid].status == "skip", cid
+        assert "forbidden (as reader)" in checks[cid].message
+    assert checks["device-classes-match"].status == "pass"
+    assert checks["mapped-device-classes"].status == "pass"
+
+
+def test_a_broken_check_is_a_skip_not_a_crash():
+    spec = next(s for s in REGISTRY if s.id == "pools")
+
+    def boom(f):
+        raise RuntimeError("boom")
+    index = REGISTRY.index(spec)
+    REGISTRY[index] = type(spec)(spec.id, spec.category, spec.paths, boom, spec.applies)
+    try:
+        checks, _ = run(example("resourceclaimtemplate"))
+    finally:
+        REGISTRY[index] = spec
+    assert checks["pools"].status == "skip" and "RuntimeError: boom" in checks["pools"].message
+
+
+# ---- the command -----------------------------------------------------------------------------
+def test_cli_json_contract_and_exit_codes(capsys):
+    assert main(["verify", "--from", str(EXAMPLES / "resourceclaimtemplate"), "-o", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["checks"] and all({"id", "status", "message", "fix"} <= set(c) for c in doc["checks"])
+    assert {c["status"] for c in doc["checks"]} <= {"pass", "warn", "fail", "skip"}
+    assert [g["name"] for g in doc["kubernetesGates"]] == [
+        "DynamicResourceAllocation", "DRAExtendedResource", "DRAPartitionableDevices", "DRAConsumableCapacity"]
+    assert doc["kueue"]["version"] == "0.19.2" and doc["paths"] == ["claims"]
+    assert main(["verify", "--from", str(EXAMPLES / "extended-resource")]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL" in out and "To fix:" in out and "2 failed" in out
+
+
+def test_cli_bad_path_is_a_usage_error(capsys):
+    assert main(["verify", "--from", str(EXAMPLES / "resourceclaimtemplate"), "--path", "mig"]) == 2
+    assert 'invalid --path "mig"' in capsys.readouterr().err
+
+
+def test_cli_path_option_and_wide(capsys):
+    assert main(["verify", "--from", str(EXAMPLES / "mig-partitionable"), "--path", "partitionable",
+                 "-o", "wide", "--no-headers"]) == 0
+    out = capsys.readouterr().out
+    assert "counters-published" in out and "STATUS" not in out
+
+
+@pytest.mark.parametrize("name", ["resourceclaimtemplate", "extended-resource", "mig-partitionable"])
+def test_every_fail_has_a_fix(name):
+    checks, _ = run(example(name))
+    assert all(c.fix for c in checks.values() if c.status == "fail")
+
+
+def test_missing_class_beside_an_existing_one_is_removed():
+    objects = example("extended-resource")
+    config = kueue_config(objects)
+    config["resources"]["deviceClassMappings"][0]["deviceClassNames"] = ["gpu.nvidia.com", "gpu-reserved.nvidia.com"]
+    set_kueue_config(objects, config)
+    check = run(objects)[0]["mapped-device-classes"]
+    assert check.status == "fail"
+    assert check.fix == "kubectl kueue-dra map remove whole-gpus --device-class gpu-reserved.nvidia.com --restart"
