@@ -153,9 +153,12 @@ def load(opts: ConnectionOptions) -> LoadedConfig:
     if context.get("cluster") not in clusters:
         raise ConfigError(f'context "{context_name}" names cluster "{context.get("cluster")}" '
                           f"which is not in kubeconfig {', '.join(used)}")
+    from ..frozen import user_dll_directory
+
     try:
-        k8s_config.load_kube_config_from_dict(
-            merged, context=context_name, client_configuration=configuration, persist_config=False)
+        with user_dll_directory():  # exec credential plugins run here (see frozen.py)
+            k8s_config.load_kube_config_from_dict(
+                merged, context=context_name, client_configuration=configuration, persist_config=False)
     except k8s_config.ConfigException as e:
         raise ConfigError(f'kubeconfig context "{context_name}": {e}') from None
     except (ValueError, OSError) as e:

@@ -1,0 +1,258 @@
+"""Shell completion, two ways in:
+
+* ``kubectl kueue-dra <TAB>``: kubectl (1.26+) runs ``kubectl_complete-kueue_dra`` from PATH with
+  the words after the plugin name and reads cobra's format back (``value<TAB>help`` lines, then
+  ``:<directive>``). That executable runs ``kubectl-kueue_dra __complete WORDS…`` (the archive's shell
+  script), or is the ``kubectl_complete-kueue_dra`` console script of a pip install.
+* ``kubectl-kueue_dra <TAB>``: click's own bash/zsh/fish scripts (``completion bash|zsh|fish``).
+
+Both answer from the same click command tree. Resource names (namespaces, DeviceClasses, the
+``TYPE/NAME`` of ``explain``) come from the cluster with a short timeout, or from ``--from``;
+contexts come from the kubeconfig. A completion never prints an error: no answer is the answer.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, Callable
+
+import click
+
+from .options import with_global_options
+
+COMMAND_NAME = "kubectl-kueue_dra"
+COMPLETE_VAR = "_KUBECTL_KUEUE_DRA_COMPLETE"
+COBRA_REQUESTS = ("__complete", "__completeNoDesc")
+COMPLETION_TIMEOUT = 3.0  # seconds per request while the user waits at a TAB
+
+# cobra's ShellCompDirective bits
+DIRECTIVE_DEFAULT, DIRECTIVE_ERROR, DIRECTIVE_NO_SPACE, DIRECTIVE_NO_FILE_COMP = 0, 1, 2, 4
+DIRECTIVE_FILTER_DIRS = 16
+
+#: the TYPE words of ``explain TYPE/NAME`` offered before the slash (kube/refs.py has them all)
+REFERENCE_KINDS = ("job", "workload", "pod", "jobset", "rayjob", "raycluster", "rayservice",
+                   "pytorchjob", "tfjob", "mpijob", "trainjob", "leaderworkerset", "deployment",
+                   "statefulset", "appwrapper")
+
+#: what ``completion kubectl`` prints; the same script ships in the archive
+KUBECTL_COMPLETE_SCRIPT = """\
+#!/bin/sh
+# Shell completion for `kubectl kueue-dra <TAB>` (kubectl >= 1.26): kubectl runs
+# kubectl_complete-kueue_dra from PATH with the words typed after the plugin name and reads
+# cobra-style candidates back. Put this file on PATH next to kubectl-kueue_dra, e.g.
+#   ln -s "$PWD/kubectl_complete-kueue_dra" ~/.krew/bin/
+exec kubectl-kueue_dra __complete "$@"
+"""
+
+
+# ---- entry points ---------------------------------------------------------------------------
+def completion_request(argv: list[str]) -> int | None:
+    """Answer a completion request and return the exit code, or None when this is none."""
+    if argv and argv[0] in COBRA_REQUESTS:
+        sys.stdout.write(cobra_complete(argv[1:], descriptions=argv[0] == "__complete"))
+        sys.stdout.flush()
+        return 0
+    instruction = os.environ.get(COMPLETE_VAR)
+    if instruction:
+        from click.shell_completion import shell_complete
+
+        from . import cli
+
+        _prepare(os.environ.get("COMP_WORDS", "").split())
+        return shell_complete(cli, {}, COMMAND_NAME, COMPLETE_VAR, instruction)
+    return None
+
+
+def kubectl_complete() -> None:
+    """The ``kubectl_complete-kueue_dra`` console script."""
+    sys.stdout.write(cobra_complete(sys.argv[1:]))
+    sys.exit(0)
+
+
+def cobra_complete(args: list[str], descriptions: bool = True) -> str:
+    """cobra's ``__complete`` answer for ``args`` (the last one is the word being completed)."""
+    from click.shell_completion import ShellComplete
+
+    from . import cli
+
+    words, incomplete = (list(args[:-1]), args[-1]) if args else ([], "")
+    try:
+        _prepare(words)
+        items = ShellComplete(cli, {}, COMMAND_NAME, COMPLETE_VAR).get_completions(words, incomplete)
+    except Exception:  # noqa: BLE001 - a broken command line completes to nothing
+        return f":{DIRECTIVE_ERROR}\n"
+    directive = DIRECTIVE_NO_FILE_COMP
+    lines = []
+    for item in items:
+        if item.type == "file":
+            directive = DIRECTIVE_DEFAULT
+        elif item.type == "dir":
+            directive = DIRECTIVE_FILTER_DIRS
+        else:
+            help_text = (item.help or "").replace("\t", " ").replace("\n", " ")
+            lines.append(f"{item.value}\t{help_text}" if descriptions and help_text else str(item.value))
+            if item.nospace:
+                directive |= DIRECTIVE_NO_SPACE
+    return "".join(f"{line}\n" for line in lines) + f":{directive}\n"
+
+
+# ---- dynamic candidates ---------------------------------------------------------------------
+def _options(ctx: click.Context) -> Any:
+    import dataclasses
+
+    from .options import global_options
+
+    opts = global_options(ctx)
+    return dataclasses.replace(opts, request_timeout=min(opts.request_timeout, COMPLETION_TIMEOUT),
+                               verbose=0)
+
+
+def _view(ctx: click.Context) -> Any:
+    from .context import open_view
+
+    return open_view(_options(ctx))
+
+
+def _names(objects: list[dict[str, Any]] | None) -> list[str]:
+    return sorted({(o.get("metadata") or {}).get("name") or "" for o in objects or []} - {""})
+
+
+def _quietly(fn: Callable[[click.Context, str], list[Any]]) -> Callable:
+    def complete(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+        try:
+            return [c for c in fn(ctx, incomplete)
+                    if str(getattr(c, "value", c)).startswith(incomplete)]
+        except Exception:  # noqa: BLE001 - unreachable cluster, no kubeconfig, 403: no candidates
+            return []
+    return complete
+
+
+@_quietly
+def complete_contexts(ctx: click.Context, incomplete: str) -> list[str]:
+    from ..kube.kubeconfig import kubeconfig_paths, merge_kubeconfigs
+
+    opts = _options(ctx)
+    merged, _ = merge_kubeconfigs(kubeconfig_paths(opts.kubeconfig), explicit=bool(opts.kubeconfig))
+    return sorted(c["name"] for c in merged["contexts"])
+
+
+@_quietly
+def complete_namespaces(ctx: click.Context, incomplete: str) -> list[str]:
+    return _names(_view(ctx).list("Namespace"))
+
+
+@_quietly
+def complete_device_classes(ctx: click.Context, incomplete: str) -> list[str]:
+    return _names(_view(ctx).list("DeviceClass"))
+
+
+@_quietly
+def complete_reference(ctx: click.Context, incomplete: str) -> list[Any]:
+    from click.shell_completion import CompletionItem
+
+    if "/" not in incomplete:
+        return [CompletionItem(f"{kind}/", nospace=True) for kind in REFERENCE_KINDS]
+    from ..kube.kinds import KINDS
+    from ..kube.refs import parse_ref
+
+    kind_text = incomplete.split("/", 1)[0]
+    kind = parse_ref(f"{kind_text}/x").kind
+    view = _view(ctx)
+    namespace = _options(ctx).namespace or view.default_namespace
+    if kind in KINDS:
+        names = _names(view.list(kind, namespace))
+    else:  # Kueue makes one Workload per managed object and names the object as its owner
+        names = sorted({ref.get("name") for wl in view.list("Workload", namespace)
+                        for ref in (wl.get("metadata") or {}).get("ownerReferences") or []
+                        if ref.get("kind") == kind and ref.get("name")})
+    return [f"{kind_text}/{name}" for name in names]
+
+
+def complete_path(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+    from click.shell_completion import CompletionItem
+
+    return [CompletionItem(incomplete, type="file")]
+
+
+# (command name or None for any, parameter name) -> completer
+COMPLETERS: dict[tuple[str | None, str], Callable] = {
+    (None, "context"): complete_contexts,
+    (None, "namespace"): complete_namespaces,
+    (None, "kueue_namespace"): complete_namespaces,
+    (None, "kubeconfig"): complete_path,
+    (None, "from_path"): complete_path,
+    (None, "filename"): complete_path,
+    ("set", "device_classes"): complete_device_classes,
+    ("remove", "device_classes"): complete_device_classes,
+    ("set-extended-resource", "device_class"): complete_device_classes,
+    ("explain", "reference"): complete_reference,
+}
+
+
+def _attach(command: click.Command, seen: set[int]) -> None:
+    if id(command) in seen:
+        return
+    seen.add(id(command))
+    for param in command.params:
+        fn = COMPLETERS.get((command.name, param.name or "")) or COMPLETERS.get((None, param.name or ""))
+        if fn is not None and getattr(param, "_custom_shell_complete", None) is None:
+            param._custom_shell_complete = fn  # click's slot for shell_complete=
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            _attach(sub, seen)
+
+
+def _prepare(words: list[str]) -> None:
+    """Attach the dynamic completers to the root and to the commands named in ``words``
+    (commands are loaded lazily, so only those are imported)."""
+    from . import COMMANDS, cli
+
+    seen: set[int] = set()
+    _attach(cli, seen)
+    ctx = click.Context(cli)
+    for word in words:
+        if word in COMMANDS:
+            command = cli.get_command(ctx, word)
+            if command is not None:
+                _attach(command, seen)
+
+
+# ---- the command ----------------------------------------------------------------------------
+def _source(shell: str) -> str:
+    if shell == "kubectl":
+        return KUBECTL_COMPLETE_SCRIPT
+    from click.shell_completion import get_completion_class
+
+    from . import cli
+
+    comp_cls = get_completion_class(shell)
+    assert comp_cls is not None
+    return comp_cls(cli, {}, COMMAND_NAME, COMPLETE_VAR).source()
+
+
+@click.command(epilog="""\b
+Examples:
+  # kubectl kueue-dra <TAB> (with kubectl's own completion set up): put this on PATH
+  kubectl kueue-dra completion kubectl > ~/.krew/bin/kubectl_complete-kueue_dra
+  chmod +x ~/.krew/bin/kubectl_complete-kueue_dra
+  # kubectl-kueue_dra <TAB>, in the current bash session / for every new one
+  source <(kubectl kueue-dra completion bash)
+  kubectl kueue-dra completion bash > ~/.local/share/bash-completion/completions/kubectl-kueue_dra
+  # zsh, fish
+  kubectl kueue-dra completion zsh > "${fpath[1]}/_kubectl-kueue_dra"
+  kubectl kueue-dra completion fish > ~/.config/fish/completions/kubectl-kueue_dra.fish
+""")
+@click.argument("shell", type=click.Choice(("bash", "zsh", "fish", "kubectl")))
+@with_global_options
+def completion(shell: str) -> int:
+    """Print a shell completion script: bash, zsh, fish, or kubectl's.
+
+    `kubectl kueue-dra <TAB>` is completed by kubectl itself (1.26+), which runs the completion
+    executable `kubectl_complete-kueue_dra` from PATH: a pip install puts it there; the krew
+    archive ships it next to the binary; `completion kubectl` prints it. `completion
+    bash|zsh|fish` print scripts that complete the `kubectl-kueue_dra` command directly. Names of
+    namespaces, DeviceClasses and workloads are completed from the cluster.
+    """
+    click.echo(_source(shell), nl=False)
+    return 0

@@ -1,0 +1,34 @@
+"""Text output of ``version``: one ``Label: value`` line per fact, like ``kubectl version``."""
+
+from typing import Any
+
+
+def version_text(doc: dict[str, Any]) -> str:
+    client = doc["clientVersion"]
+    build = "binary" if client.get("frozen") else f"Python {client.get('python')}"
+    lines = [f"Plugin Version: {client['kueueDra']} ({build}, {client.get('platform')})"]
+    if "serverVersion" not in doc:
+        return "\n".join(lines)
+    server = doc.get("serverVersion")
+    if server is None and doc.get("source", "").startswith("snapshot"):
+        lines.append("Server Version: unknown (offline snapshot)")
+    elif server is not None:
+        lines.append(f"Server Version: {server.get('gitVersion') or 'unknown'}")
+    kueue = doc.get("kueue")
+    if kueue is None:
+        return "\n".join(lines)
+    if kueue.get("version"):
+        lines.append(f"Kueue Version: {kueue['version']} (from the {kueue.get('versionSource')})")
+    elif kueue.get("image"):
+        lines.append(f"Kueue Version: unknown (image {kueue['image']})")
+    else:
+        lines.append("Kueue Version: unknown (no kueue-controller-manager Deployment found)")
+    deployment = kueue.get("deployment")
+    if deployment:
+        lines.append(f"Kueue Controller: Deployment {deployment['namespace']}/{deployment['name']}"
+                     + (f" ({kueue['image']})" if kueue.get("image") else ""))
+    if kueue.get("config"):
+        lines.append(f"Kueue Config: {kueue.get('configDescription')}")
+    else:
+        lines.append(f"Kueue Config: not found ({kueue.get('problem') or 'unknown reason'})")
+    return "\n".join(lines)

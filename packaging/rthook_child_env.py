@@ -1,0 +1,5 @@
+# PyInstaller runtime hook: runs before the plugin's code. Gives child processes (exec
+# credential plugins above all) the user's library search path back; see kubectl_kueue_dra/frozen.py.
+from kubectl_kueue_dra.frozen import restore_child_environment
+
+restore_child_environment()
