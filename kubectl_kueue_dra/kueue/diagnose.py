@@ -31,6 +31,9 @@ CONDITION_CAUSES: list[tuple[str, str, str, str]] = [
     (r"failed to get claim spec for ResourceClaimTemplate", "ClaimTemplateMissing",
      "the ResourceClaimTemplate does not exist in the workload's namespace (Kueue retries)",
      "create the ResourceClaimTemplate in the namespace, or fix its name in the pod template"),
+    (r"failed to get DeviceClass", "DeviceClassMissing",
+     "a request names a DeviceClass that does not exist (Kueue retries with backoff)",
+     "create the DeviceClass, or fix deviceClassName in the ResourceClaimTemplate"),
     (r"FirstAvailable device selection is not supported", "FirstAvailableNotSupported",
      "the claim uses a prioritized list (firstAvailable), which Kueue does not account for",
      "request one DeviceClass with exactly: {deviceClassName, count}"),
@@ -238,6 +241,50 @@ def quota_table(cq: dict[str, Any], totals: dict[str, int], binary: set[str]) ->
                              "borrowingLimit": borrowing, "request": format_usage(name, totals[name], binary),
                              "fits": totals[name] <= nominal - used})
     return rows
+
+
+def quota_findings(cq: dict[str, Any], totals: dict[str, int], binary: set[str]) -> list[dict[str, Any]]:
+    """Predict the quota verdict of Kueue's scheduler for a workload that is not admitted, from the
+    ClusterQueue alone: more than it can ever give (ExceedsQuota: nominal quota, no cohort to
+    borrow from) or more than is unused now (QuotaExhausted). Resources offered by several flavors,
+    or in a cohort without a borrowingLimit, are left alone: the answer depends on other queues."""
+    from .charge import format_usage
+
+    spec = cq.get("spec") or {}
+    cq_name = (cq.get("metadata") or {}).get("name")
+    cohort = spec.get("cohortName") or spec.get("cohort")
+    offered: dict[str, list[dict[str, Any]]] = {}
+    for group in spec.get("resourceGroups") or []:
+        for flavor in group.get("flavors") or []:
+            for res in flavor.get("resources") or []:
+                offered.setdefault(res.get("name"), []).append(res)
+    out = []
+    for row in quota_table(cq, totals, binary):
+        name = row["resource"]
+        if row["fits"] or len(offered.get(name, [])) != 1:
+            continue
+        nominal = kueue_int(name, parse_quantity(offered[name][0].get("nominalQuota") or "0"))
+        limit = nominal
+        if cohort:
+            borrowing = offered[name][0].get("borrowingLimit")
+            if borrowing is None:
+                continue
+            limit += kueue_int(name, parse_quantity(borrowing))
+        need = totals[name]
+        if need > limit:
+            out.append(finding(
+                "error", "ExceedsQuota",
+                f"the workload needs {row['request']} of {name}, more than ClusterQueue {cq_name} can ever give "
+                f"in flavor {row['flavor']} ({format_usage(name, limit, binary)}): it waits forever",
+                f"raise nominalQuota{' / borrowingLimit' if cohort else ''} of {name} in ClusterQueue {cq_name}, "
+                "or shrink the workload", predicted=True))
+        else:
+            out.append(finding(
+                "warning", "QuotaExhausted",
+                f"the workload needs {row['request']} of {name}; ClusterQueue {cq_name} has {row['free']} of "
+                f"{row['nominal']} unused in flavor {row['flavor']}: it waits until other workloads finish",
+                "wait, raise nominalQuota, or allow borrowing in a cohort", predicted=True))
+    return out
 
 
 def _selector_matches(selector: dict[str, Any], labels: dict[str, str]) -> bool:

@@ -1,0 +1,490 @@
+"""The oracle's scenario matrix: small sets of objects that Kueue and ``explain`` both judge.
+
+A ``World`` is what is cluster-wide: DeviceClasses, ResourceSlices (fake nodes, Kubernetes 1.36
+layout rules: counter sets in their own slices, at most 64 counter-consuming devices per slice)
+and Kueue's configuration (deviceClassMappings and feature gates) for one Kueue version. A
+``Scenario`` lives in its own namespace: ResourceClaimTemplates, a LocalQueue, its own
+ClusterQueue with quota, and the Jobs (created suspended) or Workloads to judge. Scenarios of one
+world run side by side; the cluster-scoped objects are replaced between worlds and Kueue restarts
+only when the configuration changes.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+FLAVOR = "default-flavor"
+V19 = "v0.19.2"
+V18 = "v0.18.4"
+
+
+# ------------------------------------------------------------------------------------ builders
+def device_class(name: str, expr: str | None = None, er: str | None = None) -> dict:
+    spec: dict[str, Any] = {}
+    if expr:
+        spec["selectors"] = [{"cel": {"expression": expr}}]
+    if er:
+        spec["extendedResourceName"] = er
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": name}, "spec": spec}
+
+
+def device(name: str, counters: list[tuple[str, dict]] | None = None, **attrs) -> dict:
+    d: dict[str, Any] = {"name": name, "attributes": {k: {"string": v} for k, v in attrs.items()}}
+    if counters:
+        d["consumesCounters"] = [{"counterSet": cs, "counters": {k: {"value": v} for k, v in values.items()}}
+                                 for cs, values in counters]
+    return d
+
+
+def resource_slice(name: str, driver: str, pool: str, *, devices: list | None = None,
+                   counter_sets: dict | None = None, generation: int = 1, slice_count: int = 1,
+                   node: str = "fake-node-1") -> dict:
+    spec: dict[str, Any] = {"driver": driver, "nodeName": node,
+                            "pool": {"name": pool, "generation": generation, "resourceSliceCount": slice_count}}
+    if counter_sets is not None:
+        spec["sharedCounters"] = [{"name": n, "counters": {k: {"value": v} for k, v in c.items()}}
+                                  for n, c in counter_sets.items()]
+    else:
+        assert devices is not None and len(devices) <= 64
+        spec["devices"] = devices
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": name}, "spec": spec}
+
+
+def request(device_class_name: str, count: int = 1, *, name: str = "dev", selector: str | None = None,
+            mode: str | None = None, admin: bool = False) -> dict:
+    exactly: dict[str, Any] = {"deviceClassName": device_class_name}
+    if mode == "All":
+        exactly["allocationMode"] = "All"
+    else:
+        exactly["count"] = count
+    if selector:
+        exactly["selectors"] = [{"cel": {"expression": selector}}]
+    if admin:
+        exactly["adminAccess"] = True
+    return {"name": name, "exactly": exactly}
+
+
+def template(name: str, *requests: dict) -> dict:
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate", "metadata": {"name": name},
+            "spec": {"spec": {"devices": {"requests": list(requests)}}}}
+
+
+def container(name: str = "main", requests: dict | None = None, limits: dict | None = None,
+              claims: list[str] = (), restart_always: bool = False) -> dict:
+    c: dict[str, Any] = {"name": name, "image": "registry.k8s.io/pause:3.10", "resources": {}}
+    if requests:
+        c["resources"]["requests"] = requests
+    if limits:
+        c["resources"]["limits"] = limits
+    if claims:
+        c["resources"]["claims"] = [{"name": n} for n in claims]
+    if restart_always:
+        c["restartPolicy"] = "Always"
+    return c
+
+
+def pod_spec(claims: dict[str, str] | None = None, containers: list | None = None, init: list | None = None,
+             direct: dict[str, str] | None = None) -> dict:
+    """claims: {claim name: template name}; direct: {claim name: ResourceClaim name}."""
+    spec: dict[str, Any] = {"restartPolicy": "Never"}
+    entries = [{"name": n, "resourceClaimTemplateName": t} for n, t in (claims or {}).items()]
+    entries += [{"name": n, "resourceClaimName": c} for n, c in (direct or {}).items()]
+    if entries:
+        spec["resourceClaims"] = entries
+    names = [e["name"] for e in entries]
+    spec["containers"] = containers or [container(claims=names, requests={"cpu": "100m"})]
+    if init:
+        spec["initContainers"] = init
+    return spec
+
+
+def job(name: str, spec: dict, parallelism: int = 1, completions: int | None = None) -> dict:
+    js: dict[str, Any] = {"suspend": True, "parallelism": parallelism, "template": {"spec": spec}}
+    if completions is not None:
+        js["completions"] = completions
+    return {"apiVersion": "batch/v1", "kind": "Job",
+            "metadata": {"name": name, "labels": {QUEUE_LABEL: "lq"}}, "spec": js}
+
+
+def workload(name: str, podsets: list[tuple[str, int, dict]]) -> dict:
+    """A Workload created directly (no Job): several pod sets, or values a Job would not pass."""
+    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload", "metadata": {"name": name},
+            "spec": {"queueName": "lq", "podSets": [{"name": n, "count": c, "template": {"spec": s}}
+                                                    for n, c, s in podsets]}}
+
+
+# --------------------------------------------------------------------------------------- model
+@dataclass
+class World:
+    name: str
+    version: str
+    mappings: list[dict]
+    gates: dict[str, bool] = field(default_factory=dict)
+    #: DeviceClasses in groups; each group is created more than a second after the previous one
+    class_groups: list[list[dict]] = field(default_factory=list)
+    slices: list[dict] = field(default_factory=list)
+
+
+@dataclass
+class Scenario:
+    id: str
+    title: str
+    world: World
+    quota: dict[str, str]
+    objects: list[dict]  # namespaced objects; the namespace is set when applied
+    subjects: list[str]  # what to explain: job/<name> or workload/<name>
+    expect: str = "admitted"  # what the scenario is built to make Kueue do: admitted | inadmissible | pending
+    namespace_labels: dict[str, str] = field(default_factory=dict)
+
+    def cluster_queue(self, name: str) -> dict:
+        return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": name},
+                "spec": {"namespaceSelector": {}, "resourceGroups": [{
+                    "coveredResources": list(self.quota),
+                    "flavors": [{"name": FLAVOR, "resources": [{"name": r, "nominalQuota": q}
+                                                              for r, q in self.quota.items()]}]}]}}
+
+
+# ---------------------------------------------------------------------------------- the worlds
+GPU = "gpu.example.com"
+FPGA = "fpga.example.com"
+ASIC = "asic.example.com"
+NV = "gpu.nvidia.com"
+
+
+def _is(driver: str, kind: str | None = None) -> str:
+    expr = f"device.driver == '{driver}'"
+    return expr + (f" && device.attributes['{driver}'].type == '{kind}'" if kind else "")
+
+
+def devices_classes() -> list[list[dict]]:
+    return [
+        [device_class("gpu.example.com", _is(GPU, "gpu")),
+         device_class("fpga.example.com", _is(FPGA)),
+         device_class("asic.example.com", _is(ASIC)),
+         device_class("unmapped.example.com", _is(GPU, "gpu")),
+         device_class("vgpu.example.com", _is(GPU, "gpu"), er="example.com/vgpu"),
+         device_class("npu.example.com", _is(GPU, "gpu"), er="example.com/npu"),
+         device_class("tpu-old.example.com", _is(GPU, "gpu"), er="example.com/tpu")],
+        # created later: the newest class with example.com/tpu; the tie pair in one request
+        [device_class("tpu-new.example.com", _is(GPU, "gpu"), er="example.com/tpu"),
+         device_class("tie-b.example.com", _is(GPU, "gpu"), er="example.com/tie"),
+         device_class("tie-a.example.com", _is(GPU, "gpu"), er="example.com/tie")],
+    ]
+
+
+def devices_slices() -> list[dict]:
+    gpus = [device(f"gpu-{i}", type="gpu", model=m) for i, m in enumerate(["a100", "a100", "h100", "h100"])]
+    return [
+        resource_slice("node-1-gpu", GPU, "node-1", devices=gpus),
+        resource_slice("node-1-fpga", FPGA, "node-1", devices=[device(f"fpga-{i}") for i in range(2)]),
+        resource_slice("node-1-asic", ASIC, "node-1", devices=[device(f"asic-{i}") for i in range(2)]),
+        # node-2: generation 1 is stale (generation 2 replaced it), yet both slices still exist
+        resource_slice("node-2-gpu-gen1", GPU, "node-2", node="fake-node-2", generation=1,
+                       devices=[device(f"gpu-{i}", type="gpu", model="l40") for i in range(2)]),
+        resource_slice("node-2-gpu-gen2", GPU, "node-2", node="fake-node-2", generation=2,
+                       devices=[device("gpu-9", type="gpu", model="t4")]),
+        # node-3: incomplete pool (two slices announced, one published)
+        resource_slice("node-3-gpu-a", GPU, "node-3", node="fake-node-3", slice_count=2,
+                       devices=[device("gpu-0", type="gpu", model="v100")]),
+    ]
+
+
+DEVICES_MAPPINGS = [
+    {"name": "example.com/gpu", "deviceClassNames": ["gpu.example.com", "vgpu.example.com"]},
+    {"name": "example.com/accel", "deviceClassNames": ["fpga.example.com", "asic.example.com"]},
+    {"name": "example.com/tpu-quota", "deviceClassNames": ["tpu-old.example.com"]},
+    {"name": "example.com/tie-b-quota", "deviceClassNames": ["tie-b.example.com"]},
+]
+
+
+def devices_world(name: str, version: str = V19, gates: dict | None = None,
+                  mappings: list[dict] | None = None) -> World:
+    return World(name, version, mappings if mappings is not None else DEVICES_MAPPINGS, gates or {},
+                 devices_classes(), devices_slices())
+
+
+MIG = {"1g.5gb": ("4864Mi", "14"), "3g.20gb": ("19968Mi", "42"), "gpu": ("40192Mi", "98")}
+
+
+def mig_slices() -> list[dict]:
+    def mig(name, profile, cs="gpu-0-cs"):
+        mem, sm = MIG[profile]
+        return device(name, [(cs, {"memory": mem, "multiprocessors": sm})], type="mig", profile=profile)
+
+    node_a_devices = [
+        device("gpu-0", [("gpu-0-cs", {"memory": "40192Mi", "multiprocessors": "98"})], type="gpu", profile="gpu"),
+        mig("gpu-0-mig-1g-0", "1g.5gb"), mig("gpu-0-mig-1g-1", "1g.5gb"), mig("gpu-0-mig-1g-2", "1g.5gb"),
+        mig("gpu-0-mig-3g-0", "3g.20gb"),
+        # a device that consumes from two counter sets: Kueue 0.19 takes the MAX over every entry
+        device("gpu-0-mig-2g-0", [("gpu-0-cs", {"memory": "9856Mi", "multiprocessors": "28"}),
+                                  ("gpu-0-aux-cs", {"memory": "12Gi"})], type="mig", profile="2g.10gb"),
+    ]
+    return [
+        resource_slice("node-a-counters", NV, "node-a", slice_count=2, node="fake-node-a",
+                       counter_sets={"gpu-0-cs": {"memory": "40192Mi", "multiprocessors": "98"},
+                                     "gpu-0-aux-cs": {"memory": "16Gi"}}),
+        resource_slice("node-a-devices", NV, "node-a", slice_count=2, node="fake-node-a", devices=node_a_devices),
+        # node-b: incomplete (its counter slice is missing)
+        resource_slice("node-b-devices", NV, "node-b", slice_count=2, node="fake-node-b", devices=[
+            device("gpu-0-mig-4g-0", [("gpu-0-cs", {"memory": "20096Mi", "multiprocessors": "56"})],
+                   type="mig", profile="4g.20gb")]),
+        # node-c: generation 1 is stale; generation 2 has only a 1g.5gb
+        resource_slice("node-c-counters-g1", NV, "node-c", generation=1, slice_count=2, node="fake-node-c",
+                       counter_sets={"gpu-0-cs-g1": {"memory": "40192Mi", "multiprocessors": "98"}}),
+        resource_slice("node-c-devices-g1", NV, "node-c", generation=1, slice_count=2, node="fake-node-c", devices=[
+            device("gpu-0-mig-7g-0", [("gpu-0-cs-g1", {"memory": "40192Mi", "multiprocessors": "98"})],
+                   type="mig", profile="7g.40gb")]),
+        resource_slice("node-c-counters-g2", NV, "node-c", generation=2, slice_count=2, node="fake-node-c",
+                       counter_sets={"gpu-0-cs-g2": {"memory": "40192Mi", "multiprocessors": "98"}}),
+        resource_slice("node-c-devices-g2", NV, "node-c", generation=2, slice_count=2, node="fake-node-c", devices=[
+            device("gpu-0-mig-1g-0", [("gpu-0-cs-g2", {"memory": "4864Mi", "multiprocessors": "14"})],
+                   type="mig", profile="1g.5gb")]),
+    ]
+
+
+def mig_classes() -> list[list[dict]]:
+    return [[device_class("mig.nvidia.com", _is(NV, "mig")),
+             device_class("gpu.nvidia.com", _is(NV, "gpu")),
+             device_class("mig-cores.nvidia.com", _is(NV, "mig")),
+             device_class("mig-er.nvidia.com", _is(NV, "mig"), er="nvidia.com/mig")]]
+
+
+def _counter(name: str, selector: str = f"device.driver == '{NV}'") -> dict:
+    return {"counter": {"name": name, "driver": NV, "deviceSelector": {"cel": {"expression": selector}}}}
+
+
+def mig_world(name: str, version: str = V19, gates: dict | None = None) -> World:
+    mappings = [
+        {"name": "gpu.memory", "deviceClassNames": ["mig.nvidia.com", "gpu.nvidia.com", "mig-er.nvidia.com",
+                                                    "ghost-mig.nvidia.com"],  # no such DeviceClass
+         "sources": [_counter("memory")]},
+        {"name": "gpu.cores", "deviceClassNames": ["mig-cores.nvidia.com"], "sources": [_counter("cores")]},
+    ]
+    if version >= "v0.19":  # one class under two counters: 0.19 only
+        mappings.insert(1, {"name": "gpu.sm", "deviceClassNames": ["mig.nvidia.com"],
+                            "sources": [_counter("multiprocessors")]})
+    return World(name, version, mappings, gates or {}, mig_classes(), mig_slices())
+
+
+# ------------------------------------------------------------------------------- the scenarios
+BASE_QUOTA = {"cpu": "100", "memory": "100Gi"}
+
+
+GPU_Q = {**BASE_QUOTA, "example.com/gpu": "100"}
+
+
+def _devices_scenarios(w: World, prefix: str = "") -> list[Scenario]:
+    P = prefix
+    gpu1 = template("gpu-1", request("gpu.example.com"))
+    gpu2 = template("gpu-2", request("gpu.example.com", 2))
+    accel = {**BASE_QUOTA, "example.com/accel": "100"}
+    all_q = {**BASE_QUOTA, "example.com/gpu": "100", "example.com/accel": "100"}
+    S = Scenario
+    return [
+        S(P + "template-one", "1 device from a ResourceClaimTemplate", w, GPU_Q,
+          [gpu1, job("train", pod_spec({"gpu": "gpu-1"}))], ["job/train"]),
+        S(P + "template-count", "count 2 per claim, parallelism 3 (charge x pod count; cpu 100m x 3)", w, GPU_Q,
+          [gpu2, job("train", pod_spec({"gpu": "gpu-2"}), parallelism=3)], ["job/train"]),
+        S(P + "parallelism-completions", "parallelism 4, completions 2: min() pods", w, GPU_Q,
+          [gpu1, job("train", pod_spec({"gpu": "gpu-1"}), parallelism=4, completions=2)], ["job/train"]),
+        S(P + "classes-one-mapping", "two classes of one mapping in one claim (fpga 1 + asic 2)", w, accel,
+          [template("accel", request("fpga.example.com", 1, name="f"), request("asic.example.com", 2, name="a")),
+           job("train", pod_spec({"acc": "accel"}))], ["job/train"]),
+        S(P + "two-claims", "two claims, two templates, two mappings", w, all_q,
+          [gpu1, template("mixed", request("gpu.example.com", 2, name="g"), request("fpga.example.com", name="f")),
+           job("train", pod_spec({"a": "gpu-1", "b": "mixed"}))], ["job/train"]),
+        S(P + "same-template-twice", "one template named by two claims counts twice", w, GPU_Q,
+          [gpu1, job("train", pod_spec({"a": "gpu-1", "b": "gpu-1"}), parallelism=2)], ["job/train"]),
+        S(P + "several-podsets", "a Workload with two pod sets (1 x 1 GPU, 3 x 2 GPUs)", w, GPU_Q,
+          [gpu1, gpu2, workload("ranks", [("driver", 1, pod_spec({"g": "gpu-1"})),
+                                          ("workers", 3, pod_spec({"g": "gpu-2"}))])], ["workload/ranks"]),
+        S(P + "init-containers", "init containers and a sidecar: cpu/memory as the scheduler sums them", w, GPU_Q,
+          [gpu1, job("train", pod_spec(
+              {"gpu": "gpu-1"},
+              containers=[container("a", {"cpu": "500m", "memory": "1Gi"}, claims=["gpu"]),
+                          container("b", {"cpu": "250m", "memory": "512Mi"})],
+              init=[container("setup", {"cpu": "2", "memory": "256Mi"}),
+                    container("proxy", {"cpu": "100m", "memory": "128Mi"}, restart_always=True)]),
+              parallelism=2)], ["job/train"]),
+        S(P + "cel-enough", "CEL selector, 2 of 2 matching devices", w, GPU_Q,
+          [template("a100x2", request("gpu.example.com", 2, selector=f"device.attributes['{GPU}'].model == 'a100'")),
+           job("train", pod_spec({"gpu": "a100x2"}))], ["job/train"]),
+        S(P + "cel-two-requests", "two CEL requests of one class in one claim share the devices", w, GPU_Q,
+          [template("two", request("gpu.example.com", 1, name="x", selector=f"device.attributes['{GPU}'].model == 'h100'"),
+                    request("gpu.example.com", 1, name="y", selector=f"device.attributes['{GPU}'].model == 'h100'")),
+           job("train", pod_spec({"gpu": "two"}))], ["job/train"]),
+        S(P + "cel-too-few", "too few matching devices: 3 h100 requested, 2 exist", w, GPU_Q,
+          [template("h100x3", request("gpu.example.com", 3, selector=f"device.attributes['{GPU}'].model == 'h100'")),
+           job("train", pod_spec({"gpu": "h100x3"}))], ["job/train"], expect="inadmissible"),
+        S(P + "cel-stale-pool", "CEL match only in a stale pool generation (counted, kueue#14573)", w, GPU_Q,
+          [template("l40x2", request("gpu.example.com", 2, selector=f"device.attributes['{GPU}'].model == 'l40'")),
+           job("train", pod_spec({"gpu": "l40x2"}))], ["job/train"]),
+        S(P + "cel-incomplete-pool", "CEL match only in an incomplete pool (counted, kueue#14573)", w, GPU_Q,
+          [template("v100", request("gpu.example.com", 1, selector=f"device.attributes['{GPU}'].model == 'v100'")),
+           job("train", pod_spec({"gpu": "v100"}))], ["job/train"]),
+        S(P + "er-mapped", "extended resource of a mapped class: charged under the mapping name", w,
+          {**BASE_QUOTA, "example.com/gpu": "100"},
+          [job("train", pod_spec(containers=[container(requests={"example.com/vgpu": "2"},
+                                                       limits={"example.com/vgpu": "2"})]), parallelism=2)],
+          ["job/train"]),
+        S(P + "template-and-er", "one mapped class through a template and its extendedResourceName: summed", w,
+          GPU_Q, [template("vgpu", request("vgpu.example.com", 2)),
+                  job("train", pod_spec({"g": "vgpu"}, containers=[
+                      container(requests={"example.com/vgpu": "1"}, limits={"example.com/vgpu": "1"},
+                                claims=["g"])]))], ["job/train"]),
+        S(P + "er-unmapped", "extended resource of an unmapped class: its own name", w,
+          {**BASE_QUOTA, "example.com/npu": "100"},
+          [job("train", pod_spec(containers=[container(requests={"example.com/npu": "1"},
+                                                       limits={"example.com/npu": "1"})]), parallelism=3)],
+          ["job/train"]),
+        S(P + "er-init-containers", "extended resource: max(init 3, containers 1+1) x 2 pods", w,
+          {**BASE_QUOTA, "example.com/npu": "100"},
+          [job("train", pod_spec(
+              containers=[container("a", {"example.com/npu": "1"}, {"example.com/npu": "1"}),
+                          container("b", {"example.com/npu": "1"}, {"example.com/npu": "1"})],
+              init=[container("setup", {"example.com/npu": "3"}, {"example.com/npu": "3"})]), parallelism=2)],
+          ["job/train"]),
+        S(P + "er-sidecar", "extended resource in a sidecar init container (not sidecar-aware)", w,
+          {**BASE_QUOTA, "example.com/npu": "100"},
+          [job("train", pod_spec(
+              containers=[container("a", {"example.com/npu": "1"}, {"example.com/npu": "1"})],
+              init=[container("proxy", {"example.com/npu": "1"}, {"example.com/npu": "1"}, restart_always=True)]))],
+          ["job/train"]),
+        S(P + "er-same-name", "two classes with one extendedResourceName: the newest wins", w,
+          {**BASE_QUOTA, "example.com/tpu": "100", "example.com/tpu-quota": "100"},
+          [job("train", pod_spec(containers=[container(requests={"example.com/tpu": "1"},
+                                                       limits={"example.com/tpu": "1"})]))], ["job/train"]),
+        S(P + "er-same-name-tie", "two classes with one extendedResourceName created together: smallest name",
+          w, {**BASE_QUOTA, "example.com/tie": "100", "example.com/tie-b-quota": "100"},
+          [job("train", pod_spec(containers=[container(requests={"example.com/tie": "2"},
+                                                       limits={"example.com/tie": "2"})]))], ["job/train"]),
+        S(P + "er-limits-only", "extended resource only in limits: not routed to DRA (kueue#14393)", w,
+          {**BASE_QUOTA, "example.com/gpu": "100", "example.com/vgpu": "100"},
+          [job("train", pod_spec(containers=[container(limits={"example.com/vgpu": "1"})]))], ["job/train"]),
+        S(P + "er-fraction", "extended resource 1500m (a Workload; a Job would be refused)", w,
+          {**BASE_QUOTA, "example.com/npu": "100"},
+          [workload("frac", [("main", 1, pod_spec(containers=[container(requests={"example.com/npu": "1500m"})]))])],
+          ["workload/frac"], expect="inadmissible"),
+        S(P + "unmapped-class", "ResourceClaimTemplate of a class in no mapping", w, GPU_Q,
+          [template("other", request("unmapped.example.com")), job("train", pod_spec({"gpu": "other"}))],
+          ["job/train"], expect="inadmissible"),
+        S(P + "first-available", "prioritized list (firstAvailable)", w, GPU_Q,
+          [{**template("fa"), "spec": {"spec": {"devices": {"requests": [{"name": "dev", "firstAvailable": [
+              {"name": "big", "deviceClassName": "gpu.example.com", "count": 2},
+              {"name": "small", "deviceClassName": "gpu.example.com", "count": 1}]}]}}}},
+           job("train", pod_spec({"gpu": "fa"}))], ["job/train"], expect="inadmissible"),
+        S(P + "allocation-all", "allocationMode: All", w, GPU_Q,
+          [template("all", request("gpu.example.com", mode="All")), job("train", pod_spec({"gpu": "all"}))],
+          ["job/train"], expect="inadmissible"),
+        S(P + "admin-access", "adminAccess: true", w, GPU_Q,
+          [template("admin", request("gpu.example.com", admin=True)), job("train", pod_spec({"gpu": "admin"}))],
+          ["job/train"], expect="inadmissible", namespace_labels={"resource.kubernetes.io/admin-access": "true"}),
+        S(P + "direct-claim", "a ResourceClaim named directly (resourceClaimName)", w, GPU_Q,
+          [job("train", pod_spec(direct={"gpu": "shared-gpu"}))], ["job/train"], expect="inadmissible"),
+        S(P + "missing-template", "a claim names a ResourceClaimTemplate that does not exist", w, GPU_Q,
+          [job("train", pod_spec({"gpu": "nope"}))], ["job/train"], expect="inadmissible"),
+        S(P + "missing-device-class", "a CEL request for a DeviceClass that does not exist", w, GPU_Q,
+          [template("ghost", request("ghost.example.com", selector="device.driver == 'gpu.example.com'")),
+           job("train", pod_spec({"gpu": "ghost"}))], ["job/train"], expect="inadmissible"),
+        S(P + "not-covered", "the ClusterQueue does not cover the mapping's resource", w, dict(BASE_QUOTA),
+          [gpu1, job("train", pod_spec({"gpu": "gpu-1"}))], ["job/train"], expect="pending"),
+        S(P + "over-quota", "needs 4 GPUs, the ClusterQueue has 2", w, {**BASE_QUOTA, "example.com/gpu": "2"},
+          [gpu2, job("train", pod_spec({"gpu": "gpu-2"}), parallelism=2)], ["job/train"], expect="pending"),
+        S(P + "quota-used", "two jobs of 3 GPUs, quota 4: one waits", w, {**BASE_QUOTA, "example.com/gpu": "4"},
+          [template("gpu-3", request("gpu.example.com", 3)),
+           job("first", pod_spec({"gpu": "gpu-3"})), job("second", pod_spec({"gpu": "gpu-3"}))],
+          ["job/first", "job/second"], expect="one-pending"),
+    ]
+
+
+def _mig_scenarios(w: World, prefix: str = "") -> list[Scenario]:
+    P = prefix
+    mem = {**BASE_QUOTA, "gpu.memory": "1Ti", "gpu.sm": "10k"} if w.version >= "v0.19" else \
+        {**BASE_QUOTA, "gpu.memory": "1Ti"}
+    prof = lambda *p: " || ".join(f"device.attributes['{NV}'].profile == '{x}'" for x in p)  # noqa: E731
+    S = Scenario
+    return [
+        S(P + "mig-one", "one 1g.5gb MIG slice (counter path)", w, mem,
+          [template("mig-1g", request("mig.nvidia.com", selector=prof("1g.5gb"))),
+           job("train", pod_spec({"mig": "mig-1g"}))], ["job/train"]),
+        S(P + "mig-count", "count 2 of 1g.5gb, parallelism 2", w, mem,
+          [template("mig-1g2", request("mig.nvidia.com", 2, selector=prof("1g.5gb"))),
+           job("train", pod_spec({"mig": "mig-1g2"}), parallelism=2)], ["job/train"]),
+        S(P + "mig-max", "selector matches 1g.5gb and 3g.20gb: the MAX is charged", w, mem,
+          [template("mig-any", request("mig.nvidia.com", selector=prof("1g.5gb", "3g.20gb"))),
+           job("train", pod_spec({"mig": "mig-any"}))], ["job/train"]),
+        S(P + "mig-counter-sets", "a device consuming from two counter sets", w, mem,
+          [template("mig-2g", request("mig.nvidia.com", selector=prof("2g.10gb"))),
+           job("train", pod_spec({"mig": "mig-2g"}))], ["job/train"]),
+        S(P + "mig-no-selector", "no request selector: every MIG device of the class", w, mem,
+          [template("mig", request("mig.nvidia.com")), job("train", pod_spec({"mig": "mig"}))], ["job/train"]),
+        S(P + "full-gpu", "a whole GPU of a counter-mapped class", w, mem,
+          [template("gpu", request("gpu.nvidia.com")), job("train", pod_spec({"gpu": "gpu"}))], ["job/train"]),
+        S(P + "mig-incomplete-pool", "the only matching device is in an incomplete pool", w, mem,
+          [template("mig-4g", request("mig.nvidia.com", selector=prof("4g.20gb"))),
+           job("train", pod_spec({"mig": "mig-4g"}))], ["job/train"], expect="inadmissible"),
+        S(P + "mig-stale-pool", "the only matching device is in a stale pool generation", w, mem,
+          [template("mig-7g", request("mig.nvidia.com", selector=prof("7g.40gb"))),
+           job("train", pod_spec({"mig": "mig-7g"}))], ["job/train"], expect="inadmissible"),
+        S(P + "counter-not-published", "the mapping's counter is not consumed by any device", w,
+          {**mem, "gpu.cores": "100"},
+          [template("cores", request("mig-cores.nvidia.com")), job("train", pod_spec({"c": "cores"}))],
+          ["job/train"], expect="inadmissible"),
+        S(P + "counter-class-missing", "a counter-mapped DeviceClass that does not exist", w, mem,
+          [template("ghost", request("ghost-mig.nvidia.com")), job("train", pod_spec({"g": "ghost"}))],
+          ["job/train"], expect="inadmissible"),
+        S(P + "er-on-counter-class", "extended resource of a class with counter sources", w, mem,
+          [job("train", pod_spec(containers=[container(requests={"nvidia.com/mig": "1"},
+                                                       limits={"nvidia.com/mig": "1"})]))],
+          ["job/train"], expect="inadmissible"),
+        S(P + "mig-over-quota", "2 x 3g.20gb against 20Gi of gpu.memory", w, {**mem, "gpu.memory": "20Gi"},
+          [template("mig-3g", request("mig.nvidia.com", selector=prof("3g.20gb"))),
+           job("train", pod_spec({"mig": "mig-3g"}), parallelism=2)], ["job/train"], expect="pending"),
+    ]
+
+
+def _gate_scenarios(w_off: World, w_noreject: World, w_er_off: World) -> list[Scenario]:
+    gpu1 = template("gpu-1", request("gpu.example.com"))
+    return [
+        Scenario("unmapped-class-observability", "UnadmittedWorkloadsObservability on: reason Misconfigured",
+                 w_er_off, GPU_Q, [template("other", request("unmapped.example.com")),
+                                   job("train", pod_spec({"gpu": "other"}))], ["job/train"], expect="inadmissible"),
+        Scenario("dra-gate-off", "KueueDRAIntegration off: DRA workloads are rejected", w_off, GPU_Q,
+                 [gpu1, job("train", pod_spec({"gpu": "gpu-1"}))], ["job/train"], expect="inadmissible"),
+        Scenario("dra-gate-off-no-reject", "KueueDRAIntegration and the reject gate off: claims ignored",
+                 w_noreject, GPU_Q, [gpu1, job("train", pod_spec({"gpu": "gpu-1"}))], ["job/train"]),
+        Scenario("er-gate-off", "KueueDRAIntegrationExtendedResource off: the raw name is charged", w_er_off,
+                 {**BASE_QUOTA, "example.com/vgpu": "100"},
+                 [job("train", pod_spec(containers=[container(requests={"example.com/vgpu": "2"},
+                                                              limits={"example.com/vgpu": "2"})]))], ["job/train"]),
+    ]
+
+
+_V18_DEVICES = ("template-count", "two-claims", "er-mapped", "er-same-name", "er-init-containers", "er-sidecar",
+                "unmapped-class", "cel-too-few", "admin-access")
+_V18_MIG = ("mig-one", "mig-max", "mig-counter-sets", "mig-stale-pool")
+V18_GATES = {"KueueDRAIntegrationExtendedResource": True, "KueueDRAIntegrationPartitionableDevices": True}
+
+
+def scenarios(versions: tuple[str, ...] = (V19,)) -> list[Scenario]:
+    out: list[Scenario] = []
+    if V19 in versions:
+        out += _devices_scenarios(devices_world("devices"))
+        out += _mig_scenarios(mig_world("mig"))
+        dra_off = {"KueueDRAIntegration": False, "KueueDRAIntegrationExtendedResource": False,
+                   "KueueDRAIntegrationPartitionableDevices": False}
+        gpu_only = [DEVICES_MAPPINGS[0]]
+        out += _gate_scenarios(devices_world("dra-off", gates=dra_off, mappings=gpu_only),
+                               devices_world("dra-off-no-reject", mappings=gpu_only,
+                                             gates={**dra_off, "KueueDRARejectWorkloadsWhenDRADisabled": False}),
+                               devices_world("er-gate-off", gates={"KueueDRAIntegrationExtendedResource": False,
+                                                                   "UnadmittedWorkloadsObservability": True}))
+    if V18 in versions:
+        w = devices_world("devices-0.18", V18, V18_GATES)
+        out += [s for s in _devices_scenarios(w, "0.18/") if s.id[5:] in _V18_DEVICES]
+        m = mig_world("mig-0.18", V18, V18_GATES)
+        out += [s for s in _mig_scenarios(m, "0.18/") if s.id[5:] in _V18_MIG]
+    return copy.deepcopy(out)
