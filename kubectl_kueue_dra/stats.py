@@ -61,6 +61,15 @@ def report(exit_code: int | None = None) -> dict[str, Any]:
 
 
 def _max_rss_kib() -> int | None:
+    """Peak resident memory of this process. On Linux VmHWM, which starts afresh at exec (the
+    getrusage figure keeps the high-water mark of the process that forked us)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
     try:
         import resource
     except ImportError:  # Windows

@@ -67,19 +67,67 @@ class MatchCount:
         return next(iter(self.errors), None)
 
 
-def count_matching(pools: Sequence[Pool], selectors: Sequence[str], evaluator: SelectorEvaluator) -> MatchCount:
-    """Count devices (and the pools they are in) for which every selector is true."""
-    result = MatchCount()
-    for pool in pools:
-        matched = 0
-        for device in pool.devices():
+class ShapeIndex:
+    """The devices of some pools, each tagged with a group: devices of one group are alike in
+    everything the given selector lists can read (``SelectorEvaluator.group_keyer``), so one
+    evaluation on the group's first device answers for all of them. Built once, it serves every
+    list it was built for; results are the ones a per-device loop would give, in the same order.
+    """
+
+    def __init__(self, pools: Sequence[Pool], selector_lists: Sequence[Sequence[str]],
+                 evaluator: SelectorEvaluator):
+        self.evaluator = evaluator
+        self.selector_lists = [tuple(s) for s in selector_lists]
+        keyer = evaluator.group_keyer(self.selector_lists)
+        groups: dict[Any, int] = {}
+        #: (driver, first device) of each group
+        self.representatives: list[tuple[str, dict[str, Any]]] = []
+        #: per pool: the pool, its devices in order, their group ids, {group id: devices} in first-seen order
+        self.pools: list[tuple[Pool, list[dict[str, Any]], list[int], dict[int, int]]] = []
+        for pool in pools:
+            devices = list(pool.devices())
+            ids: list[int] = []
+            counts: dict[int, int] = {}
+            for device in devices:
+                key = keyer(pool.driver, device)
+                gid = groups.get(key)
+                if gid is None:
+                    gid = groups[key] = len(self.representatives)
+                    self.representatives.append((pool.driver, device))
+                ids.append(gid)
+                counts[gid] = counts.get(gid, 0) + 1
+            self.pools.append((pool, devices, ids, counts))
+
+    def covers(self, selectors: Sequence[str]) -> bool:
+        return tuple(selectors) in self.selector_lists
+
+    def outcomes(self, selectors: Sequence[str]) -> list[bool | CelError]:
+        """Per group: whether the selectors match, or the CelError they raise."""
+        out: list[bool | CelError] = []
+        for driver, device in self.representatives:
             try:
-                ok = evaluator.matches(selectors, pool.driver, device)
+                out.append(self.evaluator.matches(selectors, driver, device))
             except CelError as e:
-                result.errors[str(e)] = result.errors.get(str(e), 0) + 1
-                continue
-            if ok:
-                matched += 1
+                out.append(e)
+        return out
+
+
+def count_matching(pools: Sequence[Pool], selectors: Sequence[str], evaluator: SelectorEvaluator,
+                   index: ShapeIndex | None = None) -> MatchCount:
+    """Count devices (and the pools they are in) for which every selector is true. ``index``:
+    a ShapeIndex of these pools built for (among others) these selectors, to share across calls."""
+    if index is None or not index.covers(selectors):
+        index = ShapeIndex(pools, [selectors], evaluator)
+    outcomes = index.outcomes(selectors)
+    result = MatchCount()
+    for pool, _, _, counts in index.pools:
+        matched = 0
+        for gid, n in counts.items():
+            ok = outcomes[gid]
+            if isinstance(ok, CelError):
+                result.errors[str(ok)] = result.errors.get(str(ok), 0) + n
+            elif ok:
+                matched += n
         if not matched:
             continue
         if pool.complete:

@@ -9,6 +9,8 @@ fields newer than the client.
 import json
 import logging
 import random
+import re
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Iterator
@@ -56,6 +58,7 @@ class KubeClient:
         self.server = cfg.host.rstrip("/")
         self.namespace = self.loaded.namespace
         self.stats = RequestStats()
+        self._stats_lock = threading.Lock()  # list pages are fetched one ahead, on a second thread
         from .. import stats
 
         stats.track_client(self)
@@ -87,9 +90,10 @@ class KubeClient:
         return headers
 
     def request(self, method: str, path: str, target: Target, *, query: dict[str, Any] | None = None,
-                body: Any = None, content_type: str | None = None, text: bool = False) -> Any:
+                body: Any = None, content_type: str | None = None, text: bool = False,
+                raw: bool = False) -> Any:
         """Send one request and return the decoded JSON body (``text=True``: the body as text,
-        e.g. ``/metrics``). Raises typed ``KubeError``s."""
+        e.g. ``/metrics``; ``raw=True``: the undecoded bytes). Raises typed ``KubeError``s."""
         import urllib3
 
         url = self.server + path
@@ -121,21 +125,31 @@ class KubeClient:
                     continue
                 raise self._unreachable(e) from None
             finally:
-                self.stats.requests += 1
+                with self._stats_lock:
+                    self.stats.requests += 1
             payload = resp.data or b""
+            status, retry_after = resp.status, resp.headers.get("Retry-After")
+            del resp  # the body is now held once, in `payload`
             elapsed_ms = (time.monotonic() - started) * 1000
-            self.stats.bytes_read += len(payload)
-            self.stats.calls.append({"method": method, "path": url[len(self.server):], "status": resp.status,
-                                     "bytes": len(payload), "ms": round(elapsed_ms, 1)})
-            log.debug("%s %s -> %s (%d bytes, %.0f ms)", method, url, resp.status, len(payload), elapsed_ms)
-            if resp.status in RETRY_STATUSES and attempt < MAX_ATTEMPTS and time.monotonic() < deadline:
-                self._sleep(attempt, deadline, resp.headers.get("Retry-After"))
+            with self._stats_lock:
+                self.stats.bytes_read += len(payload)
+                self.stats.calls.append({"method": method, "path": url[len(self.server):], "status": status,
+                                         "bytes": len(payload), "ms": round(elapsed_ms, 1)})
+            log.debug("%s %s -> %s (%d bytes, %.0f ms)", method, url, status, len(payload), elapsed_ms)
+            if status in RETRY_STATUSES and attempt < MAX_ATTEMPTS and time.monotonic() < deadline:
+                self._sleep(attempt, deadline, retry_after)
                 continue
-            if 200 <= resp.status < 300:
+            if 200 <= status < 300:
                 if text:
                     return payload.decode("utf-8", "replace")
-                return json.loads(payload) if payload else {}
-            raise self._http_error(resp.status, payload, target)
+                if raw:
+                    return payload
+                if not payload:
+                    return {}
+                decoded = _json_text(payload)
+                del payload  # the bytes go before the objects are built: a body is held once
+                return json.loads(decoded)
+            raise self._http_error(status, payload, target)
 
     def _sleep(self, attempt: int, deadline: float, retry_after: str | None) -> None:
         delay = min(2.0, 0.2 * (2 ** (attempt - 1))) * (0.8 + 0.4 * random.random())
@@ -184,13 +198,71 @@ class KubeClient:
 
     def list_pages(self, path: str, target: Target, query: dict[str, Any] | None = None,
                    page_size: int = PAGE_SIZE) -> Iterator[dict[str, Any]]:
-        """Yield list pages, following ``continue`` tokens."""
+        """Yield list pages, following ``continue`` tokens.
+
+        The next page is requested as soon as this one has arrived (its token is read from the
+        head of the raw page, before the page is parsed), so that the server encodes and sends
+        page N+1 while page N is parsed and consumed here; at most one page is fetched ahead."""
         params = dict(query or {})
         params["limit"] = page_size
+        ahead: _Fetch | None = None
+        payload: bytes = self.request("GET", path, target, query=params, raw=True)
         while True:
-            page = self.get(path, target, params)
-            yield page
+            peeked = _peek_continue(payload)
+            if peeked:
+                ahead = _Fetch(lambda p=dict(params, **{"continue": peeked}): self.request(
+                    "GET", path, target, query=p, raw=True))
+            decoded = _json_text(payload)
+            del payload
+            page = json.loads(decoded) if decoded else {}
+            del decoded
             token = (page.get("metadata") or {}).get("continue")
+            yield page
+            del page
             if not token:
                 return
             params["continue"] = token
+            if ahead is not None and peeked == token:
+                payload = ahead.result()
+            else:  # the head did not show the token: fetch it now
+                payload = self.request("GET", path, target, query=params, raw=True)
+            ahead = None
+
+
+# The list's own metadata comes before its items: {"kind":…,"apiVersion":…,"metadata":{…,"continue":"…"},
+_CONTINUE = re.compile(rb'^\{[^{]*"metadata":\{[^{}]*"continue":("[A-Za-z0-9_=+/.-]*")')
+
+
+def _peek_continue(payload: bytes) -> str | None:
+    """The ``continue`` token of a raw list page, read from its first bytes (None if not there)."""
+    m = _CONTINUE.match(payload[:4096])
+    return json.loads(m.group(1)) if m else None
+
+
+def _json_text(payload: bytes) -> str:
+    """The body as text, decoded as ``json.loads`` decodes bytes (so that the caller can drop the
+    bytes before parsing)."""
+    return payload.decode(json.detect_encoding(payload), "surrogatepass") if payload else ""
+
+
+class _Fetch:
+    """One request on a daemon thread (never keeps the process alive, e.g. after Ctrl-C)."""
+
+    def __init__(self, fn: Any):
+        self._fn = fn
+        self._value: Any = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, daemon=True, name="kueue-dra-list-page")
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._value = self._fn()
+        except BaseException as e:  # noqa: BLE001 - handed to the caller
+            self._error = e
+
+    def result(self) -> Any:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._value

@@ -37,7 +37,35 @@ def _files(path: str) -> list[str]:
     return found
 
 
-def _documents(path: str) -> Iterator[Any]:
+def _streamed_json(path: str, compact: Any) -> Any:
+    """A JSON object file parsed item by item, each ResourceSlice compacted as soon as it is read
+    (``kube/jsonstream.py``); None when the file is not that, or not well-formed (the caller then
+    reads it whole, and reports the error)."""
+    from .compact import SliceCompactor
+    from .convert import to_v1
+    from .jsonstream import load
+
+    def on_item(item: Any) -> Any:
+        if isinstance(item, dict) and item.get("kind") == "ResourceSlice":
+            return compact(to_v1(item))
+        return item
+
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096).lstrip()
+            if not head.startswith(b"{"):
+                return None
+            f.seek(0)
+            return load(f, on_item if isinstance(compact, SliceCompactor) else (lambda item: item))
+    except (OSError, ValueError, RecursionError):
+        return None
+
+
+def _documents(path: str, compact: Any = None) -> Iterator[Any]:
+    streamed = _streamed_json(path, compact)
+    if streamed is not None:
+        yield streamed
+        return
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -78,9 +106,12 @@ def _objects(doc: Any) -> Iterator[dict[str, Any]]:
 
 
 def load_objects(path: str) -> list[dict[str, Any]]:
+    from .compact import SliceCompactor
+
+    compact = SliceCompactor()  # ResourceSlices of big JSON Lists are made small while reading
     objects: list[dict[str, Any]] = []
     for file in _files(path):
-        for doc in _documents(file):
+        for doc in _documents(file, compact):
             objects.extend(_objects(doc))
     return objects
 

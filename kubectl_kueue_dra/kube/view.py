@@ -130,6 +130,14 @@ class ClusterView(ABC):
                 return False
         return _label_matches(obj, label_selector)
 
+    def _compactor(self) -> Any:
+        """One SliceCompactor per view, so that every list of ResourceSlices shares its parts."""
+        if getattr(self, "_slice_compactor", None) is None:
+            from .compact import SliceCompactor
+
+            self._slice_compactor = SliceCompactor()
+        return self._slice_compactor
+
     @abstractmethod
     def _list(self, kind: Kind, namespace: str | None, field_selector: dict[str, str],
               label_selector: str | None) -> list[Obj]: ...
@@ -193,11 +201,13 @@ class LiveView(ClusterView):
         target = _target("list", kind.resource, namespace)
         items: list[Obj] = []
         group_version = f"{kind.group}/{version}" if kind.group else version
+        compact = self._compactor() if kind.kind == "ResourceSlice" else None
         for page in self.client.list_pages(self._path(kind, version, namespace), target, query):
             for item in page.get("items") or []:
                 item.setdefault("apiVersion", group_version)
                 item.setdefault("kind", kind.kind)
-                items.append(to_v1(item))
+                item = to_v1(item)
+                items.append(compact(item) if compact else item)  # page by page: see kube/compact.py
         return items
 
     def _get(self, kind: Kind, name: str, namespace: str | None) -> Obj | None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, Callable
 
 from ..dra.cel import CelError, CelEvalError, SelectorEvaluator, compile_selector
 from ..dra.devices import Pool, ShapeIndex, group_pools
@@ -44,15 +44,27 @@ class ChargeInputs:
     resource_slice_api: bool = True
     exclude_resource_prefixes: tuple[str, ...] = ()
     evaluator: SelectorEvaluator = field(default_factory=SelectorEvaluator)
+    #: when set, ResourceSlices come from here instead of ``slices``, read only when a path needs
+    #: them: ``slice_source(None)`` every slice, ``slice_source(driver)`` that driver's (a field
+    #: selector on a live cluster). Every slice is asked for first when it is needed at all, so
+    #: no slice is read twice.
+    slice_source: Callable[[str | None], list[dict[str, Any]]] | None = None
 
     def __post_init__(self) -> None:
         self.classes_by_name = {dc["metadata"]["name"]: dc for dc in self.device_classes}
         self._pools_by_driver: dict[str, list[Pool]] = {}
 
+    def all_slices(self) -> list[dict[str, Any]]:
+        return self.slices if self.slice_source is None else self.slice_source(None)
+
+    def driver_slices(self, driver: str) -> list[dict[str, Any]]:
+        if self.slice_source is not None:
+            return self.slice_source(driver)
+        return [s for s in self.slices if (s.get("spec") or {}).get("driver") == driver]
+
     def pools(self, driver: str) -> list[Pool]:
         if driver not in self._pools_by_driver:
-            self._pools_by_driver[driver] = group_pools(
-                s for s in self.slices if (s.get("spec") or {}).get("driver") == driver)
+            self._pools_by_driver[driver] = group_pools(self.driver_slices(driver))
         return self._pools_by_driver[driver]
 
     def mapping_for(self, device_class: str) -> Mapping | None:
@@ -186,6 +198,13 @@ def _nonzero(value: Any) -> bool:
         return False
 
 
+def _not_found(kind: str, name: str) -> str:
+    """The NotFound text of Kueue's informer-cache client: controller-runtime's cache reader puts
+    the Kind where the API server puts the plural resource (``ResourceClaimTemplate.resource.k8s.io``,
+    not ``resourceclaimtemplates.resource.k8s.io``)."""
+    return f'{kind}.resource.k8s.io "{name}" not found'
+
+
 def _claim_path(i: int, j: int) -> FieldPath:
     return FieldPath("spec", "podSets").index(i).child("template", "spec", "resourceClaims").index(j)
 
@@ -204,6 +223,17 @@ def _request_defaults(exactly: dict[str, Any]) -> tuple[str, int]:
 def _cel_selectors(selectors: list[Any] | None) -> list[str]:
     return [s["cel"]["expression"] for s in selectors or []
             if isinstance(s, dict) and isinstance(s.get("cel"), dict) and "expression" in s["cel"]]
+
+
+def _cel_requests(spec: dict[str, Any]) -> list[tuple[int, int, str, list[str]]]:
+    """(index, count, device class, CEL selectors) of a claim spec's requests that have selectors."""
+    out = []
+    for k, req in enumerate(((spec.get("devices") or {}).get("requests")) or []):
+        exactly = req.get("exactly") or {}
+        selectors = _cel_selectors(exactly.get("selectors"))
+        if selectors:
+            out.append((k, _request_defaults(exactly)[1], exactly.get("deviceClassName") or "", selectors))
+    return out
 
 
 def _compile_errors(expressions: list[str], path: FieldPath, context: str) -> list[FieldError]:
@@ -312,7 +342,7 @@ class ChargeEngine:
         name = claim["resourceClaimTemplateName"]
         template = self.inputs.claim_templates.get(name)
         if template is None:
-            reason = f'resourceclaimtemplates.resource.k8s.io "{name}" not found'
+            reason = _not_found("ResourceClaimTemplate", name)
             raise _Stop("claim-templates", [FieldError(
                 INTERNAL, str(_claim_path(ps_index, j)), message_fmt.format(name=name, ps=ps.name, err=reason))])
         return ((template.get("spec") or {}).get("spec")) or {}
@@ -320,6 +350,8 @@ class ChargeEngine:
     def _template_path(self, podsets: list[PodSet], charges: list[PodSetCharge],
                        dra: list[dict[str, int]]) -> None:
         inp = self.inputs
+        if inp.slice_source is not None and self._needs_every_slice(podsets):
+            inp.all_slices()
         for i, ps in enumerate(podsets):
             for j, claim in enumerate(_claims(ps.spec)):
                 tname = claim.get("resourceClaimTemplateName")
@@ -395,26 +427,36 @@ class ChargeEngine:
             counts[dc] = _sat_add(counts.get(dc, 0), count)
         return counts, order
 
+    def _needs_every_slice(self, podsets: list[PodSet]) -> bool:
+        """Whether the CEL availability check will look at every ResourceSlice (a CEL request on a
+        class without counter or capacity sources), so that they are read once, before any
+        per-driver list."""
+        inp = self.inputs
+        for ps in podsets:
+            for claim in _claims(ps.spec):
+                template = inp.claim_templates.get(claim.get("resourceClaimTemplateName") or "")
+                if template is None:
+                    continue
+                spec = ((template.get("spec") or {}).get("spec")) or {}
+                if any(not inp.counter_configs(dc) and not inp.capacity_configs(dc) for _, _, dc, _ in _cel_requests(spec)):
+                    return True
+        return False
+
     def _validate_cel_against_devices(self, spec: dict[str, Any], base: FieldPath, tname: str) -> None:
         """Kueue's availability check: enough devices in the cluster match each CEL request."""
         inp = self.inputs
-        cel_requests = []
-        for k, req in enumerate(((spec.get("devices") or {}).get("requests")) or []):
-            exactly = req.get("exactly") or {}
-            selectors = _cel_selectors(exactly.get("selectors"))
-            if selectors:
-                cel_requests.append((k, _request_defaults(exactly)[1], exactly.get("deviceClassName") or "", selectors))
+        cel_requests = _cel_requests(spec)
         if not cel_requests:
             return
         if any(not inp.counter_configs(dc) and not inp.capacity_configs(dc) for _, _, dc, _ in cel_requests):
-            slices = inp.slices
+            slices = inp.all_slices()
         else:
             drivers = []
             for _, _, dc, _ in cel_requests:
                 for d in [s.driver for _, s in inp.counter_configs(dc)] + [s.driver for s in inp.capacity_configs(dc)]:
                     if d not in drivers:
                         drivers.append(d)
-            slices = [s for d in drivers for s in inp.slices if (s.get("spec") or {}).get("driver") == d]
+            slices = [s for d in drivers for s in inp.driver_slices(d)]
         devices = [(s["spec"].get("driver") or "", d) for s in slices for d in (s.get("spec") or {}).get("devices") or []]
         matched: set[int] = set()
         errors: list[FieldError] = []
@@ -422,8 +464,8 @@ class ChargeEngine:
             rpath = base.child("devices", "requests").index(k)
             klass = inp.classes_by_name.get(dc)
             if klass is None:
-                errors.append(FieldError(INTERNAL, str(rpath), f'failed to get DeviceClass {dc}: '
-                                         f'deviceclasses.resource.k8s.io "{dc}" not found'))
+                errors.append(FieldError(INTERNAL, str(rpath),
+                                         f'failed to get DeviceClass {dc}: {_not_found("DeviceClass", dc)}'))
                 continue
             class_selectors = _cel_selectors((klass.get("spec") or {}).get("selectors"))
             errs = _compile_errors(class_selectors, rpath, f"DeviceClass {dc} has invalid CEL selector")
@@ -482,7 +524,10 @@ class ChargeEngine:
                               if (dc.get("spec") or {}).get("extendedResourceName") == name]
                 if not candidates:
                     continue
-                selected = _selected_device_class(candidates)
+                if inp.semantics.er_scheduler_class_choice:
+                    selected = _selected_device_class(candidates)
+                else:
+                    selected = _first_mapped_device_class(candidates, inp)
                 sname = selected["metadata"]["name"]
                 quota_key = name
                 mapping = inp.mapping_for(sname)
@@ -530,8 +575,8 @@ class ChargeEngine:
         klass = self.inputs.classes_by_name.get(dc)
         rpath = claim_path.child("devices", "requests").index(k)
         if klass is None:
-            raise _Stop("counters", [FieldError(INTERNAL, str(rpath), f'failed to get DeviceClass {dc}: '
-                                                f'deviceclasses.resource.k8s.io "{dc}" not found')])
+            raise _Stop("counters", [FieldError(INTERNAL, str(rpath),
+                                                f'failed to get DeviceClass {dc}: {_not_found("DeviceClass", dc)}')])
         class_selectors = _cel_selectors((klass.get("spec") or {}).get("selectors"))
         errs = _compile_errors(class_selectors, rpath, f"DeviceClass {dc} has invalid CEL selector")
         if errs:
@@ -701,6 +746,14 @@ class _Request:
     def provenance(self) -> dict[str, Any]:
         return {"claim": self.claim, "template": self.template, "request": self.request,
                 "deviceClass": self.device_class, "count": self.count}
+
+
+def _first_mapped_device_class(candidates: list[dict[str, Any]], inputs: ChargeInputs) -> dict[str, Any]:
+    """Kueue before 0.18.5 and 0.19.0: the first class (in list order) that is in a mapping, else
+    the first class (the extended resource name itself is then the quota key). Kueue lists them
+    from an informer index, in no defined order; name order here."""
+    ordered = sorted(candidates, key=lambda dc: dc["metadata"]["name"])
+    return next((dc for dc in ordered if inputs.mapping_for(dc["metadata"]["name"])), ordered[0])
 
 
 def _selected_device_class(candidates: list[dict[str, Any]]) -> dict[str, Any]:

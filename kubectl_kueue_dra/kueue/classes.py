@@ -7,7 +7,7 @@ Pure: takes the objects, returns the JSON document of the output contract.
 from typing import Any
 
 from ..dra.cel import CelError, SelectorEvaluator, compile_selector
-from ..dra.devices import Pool, count_matching
+from ..dra.devices import Pool, ShapeIndex, count_matching
 from ..findings import finding
 from .mappings import Mapping, lookup, mappings_for
 from .queues import queues_covering
@@ -42,7 +42,7 @@ def _sharing(device_classes: list[dict[str, Any]], ern: str) -> list[str]:
 def describe_class(dc: dict[str, Any], *, device_classes: list[dict[str, Any]],
                    mappings: list[Mapping] | None, cluster_queues: list[dict[str, Any]] | None,
                    pools: list[Pool] | None, evaluator: SelectorEvaluator,
-                   winners: dict[str, str]) -> dict[str, Any]:
+                   winners: dict[str, str], index: ShapeIndex | None = None) -> dict[str, Any]:
     name = dc["metadata"]["name"]
     ern = (dc.get("spec") or {}).get("extendedResourceName")
     selectors = class_selectors(dc)
@@ -114,7 +114,7 @@ def describe_class(dc: dict[str, Any], *, device_classes: list[dict[str, Any]],
             findings.append(finding("error", "SelectorInvalid", f"selector of {name} does not compile: {e}",
                                     f"fix the CEL expression in DeviceClass {name} spec.selectors"))
     if pools is not None and compiled_ok:
-        count = count_matching(pools, selectors, evaluator)
+        count = count_matching(pools, selectors, evaluator, index)
         matching, matching_pools = count.devices, count.pools
         for message, n in count.errors.items():
             findings.append(finding(
@@ -153,6 +153,22 @@ def classes_report(device_classes: list[dict[str, Any]], *, mappings: list[Mappi
     evaluator = evaluator or SelectorEvaluator()
     winners = extended_resource_winners(device_classes)
     ordered = sorted(device_classes, key=lambda dc: dc["metadata"]["name"])
+    index = _shape_index(ordered, pools, evaluator) if pools is not None else None
     return [describe_class(dc, device_classes=device_classes, mappings=mappings,
                            cluster_queues=cluster_queues, pools=pools, evaluator=evaluator,
-                           winners=winners) for dc in ordered]
+                           winners=winners, index=index) for dc in ordered]
+
+
+def _shape_index(device_classes: list[dict[str, Any]], pools: list[Pool],
+                 evaluator: SelectorEvaluator) -> ShapeIndex | None:
+    """One grouping of the devices for every class whose selectors compile and read named parts of
+    the device only: each device is keyed once, not once per class."""
+    shared = []
+    for dc in device_classes:
+        selectors = class_selectors(dc)
+        try:
+            if all(compile_selector(e).footprint is not None for e in selectors):
+                shared.append(selectors)
+        except CelError:
+            continue
+    return ShapeIndex(pools, shared, evaluator) if shared else None

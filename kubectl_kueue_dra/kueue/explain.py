@@ -15,8 +15,8 @@ from ..kube.view import ClusterView
 from .allocation import allocations, overcharge
 from .charge import ChargeEngine, ChargeInputs, ChargeResult, format_usage
 from .config import load_kueue_config
-from .diagnose import (QueuePath, cause_of, compare, condition, is_admitted, queue_findings, quota_table,
-                       recorded_usage)
+from .diagnose import (QueuePath, cause_of, compare, condition, is_admitted, queue_findings, quota_findings,
+                       quota_table, recorded_usage)
 from .podsets import PodSet, podsets_from_manifest, podsets_from_workload
 from ..gates.kueue import derive_kueue_gates
 from .install import load_kueue_install
@@ -153,10 +153,10 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
     ns = subject.namespace
     device_classes = view.try_list("DeviceClass") or []
     templates = {t["metadata"]["name"]: t for t in (view.try_list("ResourceClaimTemplate", ns) or [])}
-    slices = view.try_list("ResourceSlice") or []
+    slices = _SliceSource(view)
     inputs = ChargeInputs(
         namespace=ns, semantics=semantics, gates=gates, mappings=config.mappings,
-        device_classes=device_classes, claim_templates=templates, slices=slices,
+        device_classes=device_classes, claim_templates=templates, slices=[], slice_source=slices,
         resource_slice_api=view.serves("ResourceSlice") if view.live else True,
         exclude_resource_prefixes=tuple(((config.document.get("resources") or {})
                                          .get("excludeResourcePrefixes")) or ()))
@@ -214,6 +214,8 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
     if cluster_queue is not None:
         queue_doc = {"localQueue": lq_name, "clusterQueue": cq_name,
                      "quota": quota_table(cluster_queue, totals, binary)}
+        if wl is not None and not admitted and not result.rejected:
+            findings.extend(quota_findings(cluster_queue, totals, binary))
         if subject.workload is None and not result.rejected:
             rows = queue_doc["quota"]
             fits = all(r["fits"] for r in rows) and len(rows) == len([n for n, v in totals.items() if v])
@@ -243,6 +245,23 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
         "partial": bool(view.unreadable),
         "findings": findings,
     }
+
+
+class _SliceSource:
+    """ResourceSlices as the charge engine asks for them: every slice, or one driver's (on a live
+    cluster a ``spec.driver`` field selector, so a MIG counter charge reads only the GPU driver's
+    slices); each answer is cached by the view, a driver's list is cut from an earlier full list."""
+
+    def __init__(self, view: ClusterView):
+        self.view = view
+
+    def __call__(self, driver: str | None) -> list[dict[str, Any]]:
+        if driver is None:
+            return self.view.try_list("ResourceSlice") or []
+        return self.view.try_list("ResourceSlice", field_selector={"spec.driver": driver}) or []
+
+    def for_drivers(self, drivers: set[str]) -> list[dict[str, Any]]:
+        return [s for d in sorted(drivers) for s in self(d)]
 
 
 def _sum_recorded(recorded: dict[str, dict[str, str]], binary: set[str]) -> dict[str, str]:
@@ -321,13 +340,16 @@ def _workload_pods(view: ClusterView, subject: Subject) -> list[dict[str, Any]]:
                                    for o in (p.get("metadata") or {}).get("ownerReferences") or [])] or pods
 
 
-def _allocations(view: ClusterView, subject: Subject, slices: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _allocations(view: ClusterView, subject: Subject, slices: _SliceSource) -> list[dict[str, Any]]:
     pods = _workload_pods(view, subject)
     if not any((p.get("spec") or {}).get("resourceClaims") or
                (p.get("status") or {}).get("extendedResourceClaimStatus") for p in pods):
         return []
     claims = view.try_list("ResourceClaim", subject.namespace) or []
-    return allocations(pods, claims, slices)
+    drivers = {r.get("driver") for c in claims
+               for r in ((((c.get("status") or {}).get("allocation") or {}).get("devices") or {}).get("results") or [])
+               if isinstance(r.get("driver"), str)}
+    return allocations(pods, claims, slices.for_drivers(drivers))
 
 
 def _overcharge_findings(allocated: list[dict[str, Any]], result: ChargeResult) -> list[dict[str, Any]]:

@@ -31,7 +31,9 @@ BIG_MIG = (
 )
 SMALL_MIG = "device.capacity['gpu.nvidia.com'].multiprocessors.isLessThan(quantity(\"30\"))"
 A100 = "device.attributes['gpu.nvidia.com'].productName.lowerAscii().matches('^.*a100.*$')"
-DEMO_INDEX = A100 + " && (device.attributes['gpu.nvidia.com'].index == 0 || device.attributes['gpu.nvidia.com'].index == 1)"
+DEMO_INDEX = A100 + (
+    " && (device.attributes['gpu.nvidia.com'].index == 0 || device.attributes['gpu.nvidia.com'].index == 1)"
+)
 CC = 'device.attributes["gpu.nvidia.com"].cudaComputeCapability.isGreaterThan(semver("7.5.0"))'
 BIG_GPU = "device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('40Gi')) >= 0"
 

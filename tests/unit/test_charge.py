@@ -108,8 +108,8 @@ def test_unmapped_class_exact_message():
 def test_missing_template_exact_message():
     res, _ = run([PodSet("main", 1, pod(claims=[claim(tpl="missing-template")]))], mappings=[GPU_MAPPING])
     assert res.message == (f"{CP}: Internal error: failed to get claim spec for ResourceClaimTemplate "
-                           "missing-template in podset main: resourceclaimtemplates.resource.k8s.io "
-                           "\"missing-template\" not found")
+                           "missing-template in podset main: ResourceClaimTemplate.resource.k8s.io "
+                           "\"missing-template\" not found")  # the informer cache's NotFound text
     assert res.retried
 
 
@@ -186,7 +186,7 @@ def test_class_missing_for_cel_request():
     res, _ = run([PodSet("main", 1, pod(claims=[claim(tpl="t")]))], mappings=[GPU_MAPPING],
                  templates=[template("t", exact("gpu.example.com", 1, "true"))])
     assert res.message == (f"{CP}.devices.requests[0]: Internal error: ResourceClaimTemplate t: failed to get "
-                           "DeviceClass gpu.example.com: deviceclasses.resource.k8s.io \"gpu.example.com\" not found")
+                           "DeviceClass gpu.example.com: DeviceClass.resource.k8s.io \"gpu.example.com\" not found")
 
 
 # ---- path B: extended resources ----------------------------------------------------------------
@@ -237,6 +237,20 @@ def test_extended_resource_picks_newest_class():
                 {"name": "new-gpus", "deviceClassNames": ["new.example.com"]}]
     res, _ = run([PodSet("main", 1, er_pod(containers=containers))], classes=classes, mappings=mappings)
     assert res.podsets[0].total.get("new-gpus") == 1 and "old-gpus" not in res.podsets[0].total
+
+
+@pytest.mark.parametrize("version,charged", [("0.19.2", "example.com/tpu"), ("0.18.5", "example.com/tpu"),
+                                             ("0.18.4", "tpu-quota"), ("0.19.0", "tpu-quota")])
+def test_extended_resource_class_choice_by_version(version, charged):
+    """Seen on the real Kueue (oracle 0.18/er-same-name): before 0.18.5 (and in 0.19.0) the first
+    mapped class wins over the newest unmapped one."""
+    containers = [{"name": "a", "resources": {"requests": {"example.com/tpu": "1"}}}]
+    classes = [dc("tpu-old.example.com", ern="example.com/tpu", created="2026-01-01T00:00:00Z"),
+               dc("tpu-new.example.com", ern="example.com/tpu", created="2026-06-01T00:00:00Z")]
+    mappings = [{"name": "tpu-quota", "deviceClassNames": ["tpu-old.example.com"]}]
+    res, _ = run([PodSet("main", 1, er_pod(containers=containers))], classes=classes, mappings=mappings,
+                 version=version)
+    assert res.podsets[0].total == {charged: 1}
 
 
 def test_limits_only_extended_resource_charged_under_raw_name():

@@ -1,0 +1,124 @@
+"""Keep ResourceSlices small in memory, without losing anything a command reads.
+
+A 1,000-node MIG cluster publishes ~140,000 devices; parsed naively each costs ~9 KiB of small
+dicts, most of them repeated on every node (the capacity and counters of ``gpu-0-mig-1g10gb-19-0``
+are the same everywhere, as is ``{"string": "mig"}``). ``SliceCompactor`` makes equal parts one
+shared object, as a list is read page by page, so memory follows the number of distinct shapes
+rather than the number of devices:
+
+* per device: ``capacity`` and ``consumesCounters`` (candidates looked up by device name, then
+  compared with ``==``), each attribute value (except attributes whose values are nearly all
+  distinct, such as ``uuid``), the device name string;
+* per slice: ``spec.pool``, ``spec.sharedCounters``, the driver string; ``metadata.managedFields``
+  keeps every entry but without ``fieldsV1`` (the per-field ownership tree, nothing reads it).
+
+Values stay plain dicts/lists equal to what was parsed, so nothing downstream changes — but they
+are shared: objects read through a ClusterView are read-only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+Obj = dict[str, Any]
+
+_CANDIDATES = 8  # distinct values remembered per (part, name): e.g. one per GPU model
+_SCALARS = (str, int, float, bool)
+
+
+class SliceCompactor:
+    def __init__(self) -> None:
+        self._parts: dict[tuple[str, Any], list[Any]] = {}
+        self._capacities: dict[tuple[Any, Any], list[Any]] = {}  # (driver, device name) -> values
+        self._consumes: dict[tuple[Any, Any], list[Any]] = {}
+        self._values: dict[tuple[str, str, Any], Any] = {}
+        self._distinct: dict[str, int] = {}  # attribute -> distinct values seen
+        self._devices = 0
+        self._unique: set[str] = set()  # attributes whose values are (nearly) all distinct
+        self._strings: dict[str, str] = {}
+
+    def _share(self, part: str, name: Any, value: Any) -> Any:
+        """An equal value seen before under (part, name), else remember this one."""
+        key = (part, name)
+        seen = self._parts.get(key)
+        if seen is None:
+            self._parts[key] = [value]
+            return value
+        for candidate in seen:
+            if candidate is value or candidate == value:
+                return candidate
+        if len(seen) < _CANDIDATES:
+            seen.append(value)
+        return value
+
+    def _string(self, s: Any) -> Any:
+        return self._strings.setdefault(s, s) if type(s) is str else s
+
+    def __call__(self, obj: Obj) -> Obj:
+        """Compact one ResourceSlice in place (other objects are returned unchanged)."""
+        if obj.get("kind") != "ResourceSlice":
+            return obj
+        meta = obj.get("metadata")
+        if isinstance(meta, dict) and isinstance(meta.get("managedFields"), list):
+            meta["managedFields"] = [{k: v for k, v in m.items() if k != "fieldsV1"} if isinstance(m, dict) else m
+                                     for m in meta["managedFields"]]
+        spec = obj.get("spec")
+        if not isinstance(spec, dict):
+            return obj
+        driver = spec.get("driver")
+        if type(driver) is str:
+            spec["driver"] = driver = self._string(driver)
+        pool = spec.get("pool")
+        if isinstance(pool, dict):
+            spec["pool"] = self._share("pool", pool.get("name"), pool)
+        counters = spec.get("sharedCounters")
+        if isinstance(counters, list) and counters:
+            first = counters[0].get("name") if isinstance(counters[0], dict) else None
+            spec["sharedCounters"] = self._share("sharedCounters", (driver, first), counters)
+        devices = spec.get("devices")
+        if isinstance(devices, list):
+            for device in devices:
+                if isinstance(device, dict):
+                    self._device(driver, device)
+        return obj
+
+    def _device(self, driver: Any, device: Obj) -> None:
+        name = device.get("name")
+        if type(name) is str:
+            device["name"] = name = self._strings.setdefault(name, name)
+        key = (driver, name)
+        for part, table in (("capacity", self._capacities), ("consumesCounters", self._consumes)):
+            value = device.get(part)
+            if not value:
+                continue
+            seen = table.get(key)
+            if seen is None:
+                table[key] = [value]
+                continue
+            for candidate in seen:
+                if candidate is value or candidate == value:
+                    device[part] = candidate
+                    break
+            else:
+                if len(seen) < _CANDIDATES:
+                    seen.append(value)
+        attrs = device.get("attributes")
+        if isinstance(attrs, dict):
+            self._devices += 1
+            values, unique, distinct = self._values, self._unique, self._distinct
+            for attr, v in attrs.items():
+                if attr in unique or type(v) is not dict or len(v) != 1:
+                    continue
+                ((typ, x),) = v.items()
+                if type(x) not in _SCALARS:
+                    continue
+                k = (attr, typ, x)
+                shared = values.get(k)
+                if shared is None:
+                    values[k] = v
+                    n = distinct[attr] = distinct.get(attr, 0) + 1
+                    if n > 256 and 2 * n > self._devices:  # an identity (uuid): not worth keeping
+                        unique.add(attr)
+                        self._values = values = {w: o for w, o in values.items() if w[0] != attr}
+                elif shared is not v and type(shared[typ]) is type(x):
+                    attrs[attr] = shared

@@ -1,0 +1,333 @@
+"""The code that makes big clusters fast gives the same answers as the plain per-device loops:
+device grouping (ShapeIndex), the counter path's grouped matching and lazy slice lists, slice
+compaction, the streaming JSON reader, and the KUEUE_DRA_STATS report."""
+
+import copy
+import io
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from kubectl_kueue_dra.dra.cel import CelError, CelEvalError, SelectorEvaluator
+from kubectl_kueue_dra.dra.devices import MatchCount, ShapeIndex, count_matching, group_pools
+from kubectl_kueue_dra.kube import errors, jsonstream
+from kubectl_kueue_dra.kube.client import KubeClient
+from kubectl_kueue_dra.kube.compact import SliceCompactor
+from kubectl_kueue_dra.kube.snapshot import load_objects
+from kubectl_kueue_dra.kueue.charge import ChargeEngine, ChargeInputs
+from kubectl_kueue_dra.kueue.mappings import parse_mappings
+from kubectl_kueue_dra.kueue.podsets import PodSet
+from kubectl_kueue_dra.kueue.semantics import DRAGates, Semantics
+
+NV = "gpu.nvidia.com"
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+GPU = f"device.driver == '{NV}' && device.attributes['{NV}'].type == 'gpu'"
+MIG = f"device.driver == '{NV}' && device.attributes['{NV}'].type == 'mig'"
+PROFILE = f"device.attributes['{NV}'].profile == '1g.10gb'"  # errors on a GPU (no profile)
+BIG = f"device.capacity['{NV}'].memory.compareTo(quantity('10Gi')) >= 0"
+EVERYTHING = f"device.attributes['{NV}'].all(k, k != 'zzz')"  # footprint unknown: full shapes
+
+
+def dev(name, typ="mig", profile="1g.10gb", memory="9984Mi", uuid=None, counter=None):
+    attrs = {"type": {"string": typ}, "uuid": {"string": uuid or f"GPU-{name}"},
+             "cudaComputeCapability": {"version": "9.0.0"}}
+    if profile:
+        attrs["profile"] = {"string": profile}
+    d = {"name": name, "attributes": attrs, "capacity": {"memory": {"value": memory}}}
+    d["consumesCounters"] = [{"counterSet": "cs", "counters": {"memory": {"value": counter or memory}}}]
+    return d
+
+
+def cluster(nodes=6, bad_version=True):
+    slices = []
+    for n in range(nodes):
+        # device names repeat on every node (as drivers name them), uuids do not
+        devices = [dev("gpu-0", "gpu", None, "81152Mi", f"GPU-{n}-0"), dev("gpu-1", "gpu", None, "40192Mi", f"GPU-{n}-1")]
+        devices += [dev(f"mig-{k}", profile=p, memory=m, uuid=f"MIG-{n}-{k}")
+                    for k, (p, m) in enumerate([("1g.10gb", "9984Mi"), ("3g.40gb", "40448Mi"), ("1g.10gb", "9984Mi")])]
+        if n == 2:
+            devices.append(dev("odd", profile="1g.10gb", memory="9984Mi", counter="10Gi"))
+            if bad_version:  # the scheduler cannot evaluate any selector on this device
+                devices[0]["attributes"]["cudaComputeCapability"] = {"version": "not-a-version"}
+        count = 2 if n == 4 else 1  # node 4's pool is incomplete
+        slices.append({"kind": "ResourceSlice", "metadata": {"name": f"s{n}"},
+                       "spec": {"driver": NV, "nodeName": f"node-{n}",
+                                "pool": {"name": f"node-{n}", "generation": 1, "resourceSliceCount": count},
+                                "devices": devices}})
+    return slices
+
+
+def naive_count(pools, selectors, evaluator):
+    """count_matching as it was: one matches() call per device."""
+    result = MatchCount()
+    for pool in pools:
+        matched = 0
+        for device in pool.devices():
+            try:
+                ok = evaluator.matches(selectors, pool.driver, device)
+            except CelError as e:
+                result.errors[str(e)] = result.errors.get(str(e), 0) + 1
+                continue
+            matched += bool(ok)
+        if matched and pool.complete:
+            result.devices += matched
+            result.pools += 1
+        elif matched:
+            result.incomplete_pool_devices += matched
+    return result
+
+
+LISTS = [[GPU], [MIG], [MIG, PROFILE], [GPU, PROFILE], [BIG], [EVERYTHING], []]
+
+
+@pytest.mark.parametrize("selectors", LISTS, ids=str)
+def test_count_matching_equals_per_device_loop(selectors):
+    pools = group_pools(cluster())
+    naive_ev, ev = SelectorEvaluator(), SelectorEvaluator()
+    want = naive_count(pools, selectors, naive_ev)
+    shared = ShapeIndex(pools, [s for s in LISTS if EVERYTHING not in s], ev)
+    got = count_matching(pools, selectors, ev, shared)
+    assert (got.devices, got.pools, got.incomplete_pool_devices, got.errors) == \
+        (want.devices, want.pools, want.incomplete_pool_devices, want.errors)
+    assert list(got.errors) == list(want.errors)
+    assert ev.evaluations <= naive_ev.evaluations
+
+
+def test_group_keys_separate_what_any_list_can_tell_apart():
+    ev = SelectorEvaluator()
+    keyer = ev.group_keyer([[MIG], [MIG, PROFILE]])
+    a, b = dev("a", uuid="GPU-1"), dev("b", uuid="GPU-2")
+    assert keyer(NV, a) == keyer(NV, b)  # differ only in what no list reads
+    assert keyer(NV, a) != keyer(NV, dev("c", profile="3g.40gb"))
+    assert keyer(NV, a) != keyer("other.com", a)
+    bad = dev("d")
+    bad["attributes"]["cudaComputeCapability"] = {"version": "x"}  # the scheduler fails every selector
+    assert keyer(NV, a) != keyer(NV, bad)
+    assert ev.group_keyer([[EVERYTHING], [MIG]])(NV, a) != ev.group_keyer([[EVERYTHING], [MIG]])(NV, b)
+
+
+# ---- the counter path ------------------------------------------------------------------------
+
+COUNTER_MAPPING = {"name": "gpu.memory", "deviceClassNames": ["mig.nvidia.com", "gpu.nvidia.com"],
+                   "sources": [{"counter": {"name": "memory", "driver": NV,
+                                            "deviceSelector": {"cel": {"expression": f"device.driver == '{NV}'"}}}}]}
+
+
+def classes():
+    return [{"metadata": {"name": "mig.nvidia.com"}, "spec": {"selectors": [{"cel": {"expression": MIG}}]}},
+            {"metadata": {"name": "gpu.nvidia.com"}, "spec": {"selectors": [{"cel": {"expression": GPU}}]}}]
+
+
+def templates(selector=PROFILE, klass="mig.nvidia.com", count=1):
+    exactly = {"deviceClassName": klass, "allocationMode": "ExactCount", "count": count}
+    if selector:
+        exactly["selectors"] = [{"cel": {"expression": selector}}]
+    return {"t": {"metadata": {"name": "t"}, "spec": {"spec": {"devices": {"requests": [
+        {"name": "gpu", "exactly": exactly}]}}}}}
+
+
+def podsets():
+    return [PodSet("main", 2, {"spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}],
+                                        "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "t"}]}})]
+
+
+def charge(slices, source=None, **tpl):
+    inputs = ChargeInputs(namespace="ns", semantics=Semantics.for_version("0.19.2"), gates=DRAGates(),
+                          mappings=parse_mappings([COUNTER_MAPPING]), device_classes=classes(),
+                          claim_templates=templates(**tpl), slices=[] if source else slices, slice_source=source)
+    return ChargeEngine(inputs).compute(podsets()), inputs
+
+
+def naive_match(slices, lists):
+    """_match_devices as it was: every device in order, lists in order, first error raised."""
+    ev, matched = SelectorEvaluator(), []
+    for pool in group_pools(slices):
+        if not pool.complete:
+            continue
+        for device in pool.devices():
+            for sels in lists:
+                try:
+                    ok = ev.matches(sels, NV, device)
+                except CelEvalError:
+                    return "error", device["name"]
+                if not ok:
+                    break
+            else:
+                matched.append(f"{pool.name}/{device['name']}")
+    return "ok", matched
+
+
+def test_counter_path_keeps_order_max_device_and_counts():
+    slices = cluster(bad_version=False)
+    res, _ = charge(slices)
+    line = next(line for line in res.podsets[0].lines if line["kind"] == "counter")
+    status, matched = naive_match(slices, [[f"device.driver == '{NV}'"], [MIG], [PROFILE]])
+    assert status == "ok"
+    assert line["matchedDevices"] == len(matched) == 11  # 2 on each of 5 complete nodes, + odd
+    assert line["matchedPools"] == 5
+    assert line["counterValue"] == "10Gi" and line["maxDevice"] == "node-2/odd"  # the MAX
+    assert res.podsets[0].total["gpu.memory"] == 2 * 10 * 2**30
+    tie, _ = charge(cluster(nodes=2))  # every match consumes 9984Mi: the first one in order is named
+    line = next(line for line in tie.podsets[0].lines if line["kind"] == "counter")
+    assert (line["counterValue"], line["maxDevice"], line["matchedDevices"]) == ("9984Mi", "node-0/mig-0", 4)
+
+
+@pytest.mark.parametrize("bad_version", [True, False])
+def test_counter_path_reports_the_first_failing_device(bad_version):
+    slices = cluster(bad_version=bad_version)
+    res, _ = charge(slices, klass="gpu.nvidia.com", selector=BIG)
+    status, device = naive_match(slices, [[f"device.driver == '{NV}'"], [GPU], [BIG]])
+    assert (status, res.failed_step) == (("error", "counters") if bad_version else ("ok", None))
+    if bad_version:
+        assert f"for device {device}: runtime error: attribute cudaComputeCapability" in res.message
+
+
+def test_slices_are_read_per_driver_or_all_first():
+    slices = cluster(bad_version=False)
+    asked = []
+
+    def source(driver):
+        asked.append(driver)
+        return [s for s in slices if driver is None or s["spec"]["driver"] == driver]
+
+    # the request's class has counter sources: only that driver's slices are needed
+    res, _ = charge(slices, source=source)
+    assert not res.rejected and set(asked) == {NV}
+    assert res.podsets[0].total == charge(slices)[0].podsets[0].total
+    # a CEL request on a class without counters makes Kueue look at every slice: read all, first
+    asked.clear()
+    plain = dict(COUNTER_MAPPING, name="other", deviceClassNames=["plain"], sources=[])
+    inputs = ChargeInputs(namespace="ns", semantics=Semantics.for_version("0.19.2"), gates=DRAGates(),
+                          mappings=parse_mappings([COUNTER_MAPPING, plain]),
+                          device_classes=classes() + [{"metadata": {"name": "plain"}, "spec": {}}],
+                          claim_templates={**templates(klass="plain"), "u": templates()["t"] | {"metadata": {"name": "u"}}},
+                          slices=[], slice_source=source)
+    two = [PodSet("main", 1, {"spec": {"containers": [{"name": "c"}], "resourceClaims": [
+        {"name": "a", "resourceClaimTemplateName": "u"}, {"name": "b", "resourceClaimTemplateName": "t"}]}})]
+    ChargeEngine(inputs).compute(two)
+    assert asked[0] is None
+
+
+# ---- compaction and the streaming reader -----------------------------------------------------
+
+def test_compactor_keeps_values_and_shares_parts():
+    slices = cluster() + copy.deepcopy(cluster())
+    for s in slices:
+        s["metadata"]["managedFields"] = [{"manager": "m", "operation": "Update", "time": "t",
+                                           "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {}}}]
+    want = copy.deepcopy(slices)
+    compact = SliceCompactor()
+    for s in slices:
+        assert compact(s) is s
+    for s, w in zip(slices, want):
+        w["metadata"]["managedFields"][0].pop("fieldsV1")
+        assert s == w
+    a, b = slices[0]["spec"]["devices"][2], slices[6]["spec"]["devices"][2]  # same device, other copy
+    assert a["capacity"] is b["capacity"] and a["consumesCounters"] is b["consumesCounters"]
+    assert a["attributes"]["type"] is b["attributes"]["type"]
+    other = {"kind": "ConfigMap", "metadata": {"managedFields": [{"fieldsV1": {}}]}}
+    assert compact(copy.deepcopy(other)) == other
+
+
+DOCS = [
+    {"apiVersion": "v1", "kind": "List", "items": [{"kind": "X", "n": 1.5e3, "s": "é\u20ac\U0001F600", "l": [1, 2, [3]]},
+                                                   {"kind": "ResourceSlice", "spec": {"devices": []}}, 7, "x", None],
+     "metadata": {"resourceVersion": ""}},
+    {"items": []},
+    {},
+    {"kind": "Pod", "metadata": {"name": "p"}, "items": 3},
+    {"a": 1234567890123, "items": [0.5, -1, True, False], "z": {"items": [1]}},
+]
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=range(len(DOCS)))
+@pytest.mark.parametrize("chunk", [1, 2, 3, 7, 64, 1 << 20])
+@pytest.mark.parametrize("indent", [None, 2])
+def test_streaming_reader_equals_json_loads(doc, chunk, indent):
+    raw = json.dumps(doc, indent=indent, ensure_ascii=False).encode()
+    assert jsonstream.load(io.BytesIO(b"  \n" + raw + b"\n "), lambda x: x, chunk) == json.loads(raw)
+
+
+@pytest.mark.parametrize("text", ['{"items": [1, 2', '{"a": 1} x', '{"a" 1}', '{"items": [1,]}', '', '{"a": tru}',
+                                  '{"a": 1.}', '[1]'])
+def test_streaming_reader_rejects_what_json_rejects(text):
+    if text != "[1]":  # valid JSON, but not an object: json.loads then reads it
+        with pytest.raises(ValueError):
+            json.loads(text)
+    with pytest.raises(ValueError):
+        jsonstream.load(io.BytesIO(text.encode()), lambda x: x, 2)
+
+
+def test_snapshot_json_list_is_streamed_and_compacted(tmp_path):
+    items = [dict(s, apiVersion="resource.k8s.io/v1") for s in cluster()]
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    objects = load_objects(str(path))
+    assert objects == items
+    assert objects[0]["spec"]["devices"][2]["capacity"] is objects[1]["spec"]["devices"][2]["capacity"]
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"apiVersion": "v1",\n "kind": "List", "items": [\n{"a": }]}')
+    from kubectl_kueue_dra.errors import SnapshotError
+
+    with pytest.raises(SnapshotError, match=r"bad.json:3: malformed JSON: Expecting value"):
+        load_objects(str(bad))
+
+
+def test_stats_report(tmp_path):
+    out = tmp_path / "stats.json"
+    proc = subprocess.run([sys.executable, "-m", "kubectl_kueue_dra", "classes", "--from",
+                           os.path.join(ROOT, "examples", "mig-partitionable"), "-o", "json"],
+                          env=dict(os.environ, KUEUE_DRA_STATS=str(out)), capture_output=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    stats = json.loads(out.read_text())
+    assert stats["exitCode"] == 0 and stats["requests"] == 0 and stats["calls"] == []
+    assert 0 < stats["celEvaluations"] <= 4 * 2  # 4 classes × 2 shapes (GPU, MIG), not 240 devices
+    assert stats["celCacheHits"] >= 0 and stats["maxRssKiB"] > 0 and stats["wallSeconds"] > 0
+
+
+# ---- list pages, one fetched ahead -----------------------------------------------------------
+
+class PagedClient(KubeClient):
+    """KubeClient.list_pages over canned raw pages, recording the queries."""
+
+    def __init__(self, pages, fail_on="-"):
+        self.pages, self.fail_on, self.queries = pages, fail_on, []
+
+    def request(self, method, path, target, *, query=None, raw=False, **kw):
+        assert raw and method == "GET"
+        self.queries.append(dict(query))
+        token = query.get("continue")
+        if token == self.fail_on:
+            raise errors.Forbidden("list", "resourceslices", None, None, "me")
+        return self.pages[token]
+
+
+def page(items, token=None, metadata_last=False):
+    meta = {"resourceVersion": "1", **({"continue": token} if token else {})}
+    doc = {"kind": "ResourceSliceList", "apiVersion": "resource.k8s.io/v1", "metadata": meta, "items": items}
+    if metadata_last:  # a server that writes items first: the token is only known after parsing
+        doc = {"items": items, "metadata": meta}
+    return json.dumps(doc, separators=(",", ":")).encode()
+
+
+@pytest.mark.parametrize("metadata_last", [False, True])
+def test_list_pages_follow_tokens_with_one_page_ahead(metadata_last):
+    pages = {None: page([1, 2], "eyJ2IjoxfQ==", metadata_last), "eyJ2IjoxfQ==": page([3], "t-2_x", metadata_last),
+             "t-2_x": page([4], None, metadata_last)}
+    client = PagedClient(pages)
+    got = [p["items"] for p in client.list_pages("/apis/x", None, {"fieldSelector": "spec.driver=d"}, page_size=2)]
+    assert got == [[1, 2], [3], [4]]
+    assert [q.get("continue") for q in client.queries] == [None, "eyJ2IjoxfQ==", "t-2_x"]
+    assert all(q["limit"] == 2 and q["fieldSelector"] == "spec.driver=d" for q in client.queries)
+
+
+def test_list_pages_error_of_the_page_ahead_is_raised_in_order():
+    client = PagedClient({None: page([1], "a"), "a": page([2], "b")}, fail_on="b")
+    pages = client.list_pages("/apis/x", None)
+    assert next(pages)["items"] == [1]
+    assert next(pages)["items"] == [2]
+    with pytest.raises(errors.Forbidden):
+        next(pages)
