@@ -93,10 +93,11 @@ def k8s_version() -> str:
     return m.group(1)
 
 
-def module_hash() -> str:
+def module_hash(directory: Path = MODULE_DIR) -> str:
+    """A short hash of a Go module's go.mod and go.sum: part of every build cache key."""
     h = hashlib.sha256()
     for name in ("go.mod", "go.sum"):
-        h.update((MODULE_DIR / name).read_bytes())
+        h.update((directory / name).read_bytes())
     return h.hexdigest()[:10]
 
 

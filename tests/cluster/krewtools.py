@@ -14,7 +14,6 @@ Standard library only (plus controlplane.py beside this file for the Go environm
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import json
 import os
 import re
@@ -45,10 +44,7 @@ def krew_version() -> str:
 
 
 def module_hash() -> str:
-    h = hashlib.sha256()
-    for name in ("go.mod", "go.sum"):
-        h.update((MODULE_DIR / name).read_bytes())
-    return h.hexdigest()[:10]
+    return controlplane.module_hash(MODULE_DIR)
 
 
 def cache_dir(env: controlplane.GoEnv) -> Path:

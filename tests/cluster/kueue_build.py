@@ -21,7 +21,6 @@ The binary is stamped the way Kueue's Makefile does (``pkg/version.GitVersion``,
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import json
 import os
 import re
@@ -62,10 +61,7 @@ def module_dir(version: str) -> Path:
 
 
 def module_hash(directory: Path) -> str:
-    h = hashlib.sha256()
-    for name in ("go.mod", "go.sum"):
-        h.update((directory / name).read_bytes())
-    return h.hexdigest()[:10]
+    return controlplane.module_hash(directory)
 
 
 def cache_root() -> Path:
