@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..findings import finding
-from ..gates.kueue import derive_kueue_gates
+from ..gates.kueue import derive_kueue_gates, parse_gate_list
 from ..kube.view import ClusterView
+from .adjust import AdjustInputs
 from .allocation import allocations, overcharge
 from .charge import (
     ChargeEngine,
@@ -33,11 +34,18 @@ from .diagnose import (
     recorded_usage,
 )
 from .install import load_kueue_install
+from .partial_report import (
+    admission_counts_findings,
+    partial_admission_part,
+    unknown_findings,
+)
+from .podsets import PodSet
 from .semantics import DEFAULT_VERSION, SUPPORTED, DRAGates, Semantics
 from .subject import (
     JOB_NAME_LABEL,
     Subject,
 )
+from .transform import ResourceRules
 
 
 @dataclass
@@ -56,6 +64,9 @@ class KueueContext:
     gate_map: dict[str, bool]
     gates: DRAGates
     findings: list[dict[str, Any]]
+    rules: ResourceRules
+    #: Kueue's PartialAdmission gate (beta, on by default since 0.5)
+    partial_admission: bool = True
 
 
 def kueue_context(view: ClusterView, settings: Settings) -> KueueContext:
@@ -81,20 +92,63 @@ def kueue_context(view: ClusterView, settings: Settings) -> KueueContext:
                                 "the charge below uses the nearest supported semantics", None))
     kueue_gates = derive_kueue_gates(version, cli=install.cli_gates, config=install.config_gates,
                                      config_where=install.config_gates_where)
+    rules, more = resource_rules(config)
+    findings.extend(more)
     return KueueContext(config, Semantics.for_version(version), version_source,
                         {name: state.on for name, state in kueue_gates.gates.items()},
-                        DRAGates.from_kueue_gates(kueue_gates), findings)
+                        DRAGates.from_kueue_gates(kueue_gates), findings, rules,
+                        _gate_on("PartialAdmission", install.cli_gates, install.config_gates))
 
 
-def _charge_inputs(view: ClusterView, ctx: KueueContext, ns: str, slices: _SliceSource) -> ChargeInputs:
+def _gate_on(gate: str, cli: str | None, config: dict[str, bool] | None, default: bool = True) -> bool:
+    """A Kueue gate the DRA gate model does not track: --feature-gates wins over the config."""
+    settings = parse_gate_list(cli)[0] if cli is not None else dict(config or {})
+    return settings.get(gate, settings.get("AllBeta", default))
+
+
+def resource_rules(config: KueueConfig) -> tuple[ResourceRules, list[dict[str, Any]]]:
+    """excludeResourcePrefixes and transformations: the upstream ConfigMap carries them; the
+    OpenShift operator renders only deviceClassMappings into Kueue's configuration, so a Kueue CR
+    has none (and anything of the kind in the CR does not reach Kueue)."""
+    resources = config.document.get("resources") or {}
+    if config.kind != "ConfigMap":
+        carried = [k for k in ("transformations", "excludeResourcePrefixes") if resources.get(k)]
+        return ResourceRules(), [finding("info", "ResourceRulesNotRendered",
+                                         f"{config.describe()} carries resources.{', '.join(carried)}, which the "
+                                         "Kueue operator does not render into Kueue's configuration: not applied",
+                                         None)] if carried else []
+    rules = ResourceRules.from_config(resources)
+    if rules.problem:
+        return rules, [finding("warning", "TransformationsUnreadable", f"{config.describe()}: {rules.problem}; "
+                                                                         "the charge ignores them", None)]
+    return rules, []
+
+
+def adjust_inputs(view: ClusterView, ns: str, podsets: list[PodSet]) -> AdjustInputs:
+    """LimitRanges of the namespace, and RuntimeClasses when a pod set names one without an
+    overhead; a list that cannot be read is None with the reason."""
+    limit_ranges = view.try_list("LimitRange", ns)
+    runtime_classes: dict[str, dict[str, Any]] | None = {}
+    if any(ps.spec.get("runtimeClassName") and not ps.spec.get("overhead") for ps in podsets):
+        listed = view.try_list("RuntimeClass")
+        runtime_classes = None if listed is None else {str(o["metadata"]["name"]): o for o in listed}
+    return AdjustInputs(ns, limit_ranges, _problem(view, "limitranges") if limit_ranges is None else None,
+                        runtime_classes, _problem(view, "runtimeclasses") if runtime_classes is None else None)
+
+
+def _problem(view: ClusterView, plural: str) -> str:
+    return next((str(e) for e in view.unreadable if plural in str(e)), "not readable")
+
+
+def _charge_inputs(view: ClusterView, ctx: KueueContext, subject: Subject, slices: _SliceSource) -> ChargeInputs:
+    ns = subject.namespace
     listed: list[dict[str, Any]] = view.try_list("ResourceClaimTemplate", ns) or []
     templates = {str(t["metadata"]["name"]): t for t in listed}
     return ChargeInputs(
         namespace=ns, semantics=ctx.semantics, gates=ctx.gates, mappings=ctx.config.mappings,
         device_classes=view.try_list("DeviceClass") or [], claim_templates=templates, slices=[], slice_source=slices,
         resource_slice_api=view.serves("ResourceSlice") if view.live else True,
-        exclude_resource_prefixes=tuple(((ctx.config.document.get("resources") or {})
-                                         .get("excludeResourcePrefixes")) or ()))
+        rules=ctx.rules, adjust=adjust_inputs(view, ns, subject.podsets))
 
 
 def _podsets_doc(result: ChargeResult, binary: set[str]) -> tuple[list[dict[str, Any]], dict[str, int]]:
@@ -108,9 +162,15 @@ def _podsets_doc(result: ChargeResult, binary: set[str]) -> tuple[list[dict[str,
         docs.append({
             "name": ps.name, "count": ps.count,
             "charge": {n: format_usage(n, v, binary) for n, v in total.items()},
-            "perPod": {n: format_usage(n, v, binary) for n, v in ps.per_pod.items()},
+            "perPod": {n: format_usage(n, v, binary) for n, v in ps.per_pod.items() if n not in ps.unknown},
             "replaced": ps.replaced,
             "lines": [_render_line(line, binary) for line in ps.lines],
+            "minCount": ps.min_count,
+            "admittedCount": ps.admitted_count,
+            "adjustments": [a.doc() for a in ps.adjustments],
+            "transformations": [t.doc() for t in ps.transformations],
+            "excluded": ps.excluded,
+            "unknown": dict(ps.unknown),
         })
     return docs, totals
 
@@ -127,6 +187,15 @@ def _recorded_part(wl: dict[str, Any], result: ChargeResult, binary: set[str],
                                 else "status.resourceRequests", dra_resources))
     findings.extend(_condition_findings(wl, result))
     return recorded_doc, findings
+
+
+def _cluster_queue(view: ClusterView, subject: Subject) -> dict[str, Any] | None:
+    """The ClusterQueue of the subject's LocalQueue (or of its admission); cached by the view."""
+    lq_name = subject.queue_name
+    local_queue = view.try_get("LocalQueue", lq_name, subject.namespace) if lq_name else None
+    cq_name = ((local_queue or {}).get("spec") or {}).get("clusterQueue") or \
+        (((subject.workload or {}).get("status") or {}).get("admission") or {}).get("clusterQueue")
+    return view.try_get("ClusterQueue", cq_name) if cq_name else None
 
 
 def _queue_part(view: ClusterView, subject: Subject, ctx: KueueContext, result: ChargeResult, admitted: bool,
@@ -168,19 +237,24 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
     findings = list(ctx.findings)
     ns, wl = subject.namespace, subject.workload
     slices = _SliceSource(view)
-    inputs = _charge_inputs(view, ctx, ns, slices)
+    inputs = _charge_inputs(view, ctx, subject, slices)
     result = ChargeEngine(inputs).compute(subject.podsets)
     binary = inputs.binary_resources() if ctx.semantics.counters_binary_rendering else set()
     dra_resources = {m.name for m in ctx.config.mappings} | inputs.extended_resource_names()
     podsets_doc, totals = _podsets_doc(result, binary)
 
     findings.extend(_dra_findings(result))
+    findings.extend(unknown_findings(result))
+    findings.extend(admission_counts_findings(result))
     recorded_doc = None
     admitted = wl is not None and is_admitted(wl)
     if wl is not None:
         recorded_doc, more = _recorded_part(wl, result, binary, dra_resources)
         findings.extend(more)
     queue_doc, more = _queue_part(view, subject, ctx, result, admitted, totals, binary)
+    findings.extend(more)
+    partial_doc, more = partial_admission_part(_cluster_queue(view, subject), subject.podsets, result, admitted,
+                                               ctx.partial_admission, binary)
     findings.extend(more)
 
     allocated = _allocations(view, subject, slices)
@@ -200,6 +274,7 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
         "podSets": podsets_doc,
         "recorded": recorded_doc,
         "queue": queue_doc,
+        "partialAdmission": partial_doc,
         "allocations": allocated,
         "partial": bool(view.unreadable),
         "findings": findings,

@@ -8,13 +8,15 @@ from __future__ import annotations
 from typing import Any
 
 from ...dra.quantity import QuantityError, parse_quantity
+from ..adjust import adjust
 from ..fielderrors import aggregate
-from ..podsets import PodSet, adjusted_template, is_extended_resource_name, pod_requests
+from ..podsets import PodSet, is_extended_resource_name, pod_requests
+from ..transform import apply_rules
 from . import capacity, counters, extended, templates
 from .common import Tally, claims
 from .inputs import ChargeInputs
 from .results import ChargeResult, Note, PodRequestsLine, PodSetCharge, Stop
-from .units import kueue_int, sat_add
+from .units import kueue_int_value, sat_add
 
 MSG_DRA_DISABLED = "Workload uses DRA resources but the KueueDRAIntegration feature gate is not enabled"
 MSG_CLAIMS = "KueueDRAIntegration feature does not support use of resource claims"
@@ -56,8 +58,16 @@ class ChargeEngine:
 
     def compute(self, podsets: list[PodSet]) -> ChargeResult:
         inp = self.inputs
-        tallies = [Tally(PodSetCharge(ps.name, ps.count)) for ps in podsets]
+        tallies = [Tally(PodSetCharge(ps.name, ps.count, min_count=ps.min_count, admitted_count=ps.admitted_count))
+                   for ps in podsets]
         result = ChargeResult([t.charge for t in tallies])
+        # AdjustResources runs before the DRA step and before the queue counts anything;
+        # NeedsDRAReconcile looks at the Workload as stored.
+        adjusted = []
+        for ps, tally in zip(podsets, tallies):
+            a = adjust(ps.spec, inp.adjust)
+            tally.charge.adjustments, tally.charge.unknown = a.adjustments, dict(a.unknown)
+            adjusted.append(PodSet(ps.name, ps.count, {"spec": a.spec}, ps.min_count, ps.admitted_count))
         if not inp.gates.dra:
             if inp.gates.reject_when_disabled and has_dra(podsets):
                 result.failed_step = "dra-disabled"
@@ -68,7 +78,6 @@ class ChargeEngine:
                                                        "are off: Kueue ignores the resource claims, the devices are not "
                                                        "charged"))
         elif needs_dra_reconcile(podsets, inp):
-            adjusted = [PodSet(ps.name, ps.count, {"spec": adjusted_template(ps)}) for ps in podsets]
             if any(c.get("resourceClaimName") for ps in adjusted for c in claims(ps.spec)):
                 result.failed_step = "resource-claims"
                 result.message, result.requeued_message = MSG_CLAIMS, MSG_CLAIMS_REQUEUED
@@ -81,12 +90,11 @@ class ChargeEngine:
                 result.message = result.requeued_message = aggregate(stop.errors)
                 return result
             result.dra_processed = True
-            podsets = adjusted
         else:
             for ps in podsets:
                 result.notes.extend(self._limits_only_notes(ps))
-        for ps, tally in zip(podsets, tallies):
-            self._standard_requests(ps.spec if result.dra_processed else adjusted_template(ps), tally)
+        for ps, tally in zip(adjusted, tallies):
+            self._standard_requests(ps.spec, tally)
         return result
 
     def _dra_paths(self, podsets: list[PodSet], tallies: list[Tally]) -> None:
@@ -100,17 +108,22 @@ class ChargeEngine:
             capacity.run(inp, podsets, tallies)
 
     def _standard_requests(self, spec: dict[str, Any], tally: Tally) -> None:
+        """``totalRequestsFromPodSets``: the pod's requests, excluded prefixes dropped, the
+        transformations applied, replaced extended resources removed, the DRA charges added."""
         per_pod: dict[str, int] = {}
         charge = tally.charge
-        for name, q in pod_requests(spec).items():
-            if any(name.startswith(p) for p in self.inputs.exclude_resource_prefixes) or name in tally.replaced:
+        t = apply_rules(pod_requests(spec), self.inputs.rules, self.inputs.semantics.separate_transform_outputs)
+        for name, value in t.requests.items():
+            if name in tally.replaced:
                 continue
-            per_pod[name] = kueue_int(name, q)
+            per_pod[name] = kueue_int_value(name, value)
             charge.lines.insert(0, PodRequestsLine(name, per_pod[name]))
-        for name, value in tally.dra.items():
-            per_pod[name] = sat_add(per_pod.get(name, 0), value)
+        for name, amount in tally.dra.items():
+            per_pod[name] = sat_add(per_pod.get(name, 0), amount)
         charge.per_pod = {n: max(0, v) for n, v in sorted(per_pod.items())}
         charge.replaced = sorted(tally.replaced)
+        charge.transformations, charge.excluded = t.lines, t.excluded
+        charge.unknown.update(t.ambiguous)
 
     def _limits_only_notes(self, ps: PodSet) -> list[Note]:
         if not self.inputs.gates.extended_resource:

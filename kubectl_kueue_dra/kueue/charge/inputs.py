@@ -8,8 +8,10 @@ from typing import Any
 
 from ...dra.cel import SelectorEvaluator
 from ...dra.devices import Pool, group_pools
+from ..adjust import AdjustInputs
 from ..mappings import Mapping, Source, lookup
 from ..semantics import DRAGates, Semantics
+from ..transform import ResourceRules
 
 
 @dataclass
@@ -22,7 +24,10 @@ class ChargeInputs:
     claim_templates: dict[str, dict[str, Any]]  # name -> ResourceClaimTemplate, in the namespace
     slices: list[dict[str, Any]]
     resource_slice_api: bool = True
-    exclude_resource_prefixes: tuple[str, ...] = ()
+    #: excludeResourcePrefixes and transformations of Kueue's configuration
+    rules: ResourceRules = field(default_factory=ResourceRules)
+    #: LimitRanges and RuntimeClasses for AdjustResources
+    adjust: AdjustInputs = field(default_factory=AdjustInputs)
     evaluator: SelectorEvaluator = field(default_factory=SelectorEvaluator)
     #: when set, ResourceSlices come from here instead of ``slices``, read only when a path needs
     #: them: ``slice_source(None)`` every slice, ``slice_source(driver)`` that driver's (a field

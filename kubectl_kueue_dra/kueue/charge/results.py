@@ -9,7 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from ..adjust import Adjustment
 from ..fielderrors import FieldError
+from ..transform import TransformLine
 from .units import sat_mul
 
 
@@ -142,10 +144,26 @@ class PodSetCharge:
     per_pod: dict[str, int] = field(default_factory=dict)  # Kueue's int64 units (cpu: milli)
     lines: list[ChargeLine] = field(default_factory=list)
     replaced: list[str] = field(default_factory=list)
+    #: what AdjustResources set in the pod spec, and where each amount came from
+    adjustments: list[Adjustment] = field(default_factory=list)
+    #: the configuration's transformations applied to the pod's requests
+    transformations: list[TransformLine] = field(default_factory=list)
+    excluded: list[str] = field(default_factory=list)
+    #: resource -> why its amount cannot be known (it is then left out of ``total``)
+    unknown: dict[str, str] = field(default_factory=dict)
+    min_count: int | None = None
+    #: ``status.admission.podSetAssignments[].count`` of an admitted Workload
+    admitted_count: int | None = None
+
+    @property
+    def charged_count(self) -> int:
+        """The pods Kueue charges: the admitted count when admitted (partial admission), else all."""
+        return self.count if self.admitted_count is None else min(self.count, self.admitted_count)
 
     @property
     def total(self) -> dict[str, int]:
-        return {name: sat_mul(max(0, v), self.count) for name, v in self.per_pod.items()}
+        return {name: sat_mul(max(0, v), self.charged_count) for name, v in self.per_pod.items()
+                if name not in self.unknown}
 
 
 @dataclass

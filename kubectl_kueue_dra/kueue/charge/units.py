@@ -8,6 +8,7 @@ Kueue writes it into ``status.admission``.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 from ...dra.quantity import Quantity
 
@@ -25,8 +26,12 @@ def sat_mul(a: int, b: int) -> int:
 
 def kueue_int(name: str, q: Quantity) -> int:
     """``resources.ResourceValue``: cpu in milli-units, everything else in units, rounded up."""
-    value = q.value * 1000 if name == "cpu" else q.value
-    return min(INT64_MAX, math.ceil(value))
+    return kueue_int_value(name, q.value)
+
+
+def kueue_int_value(name: str, value: Fraction) -> int:
+    """``kueue_int`` of an exact value (a transformation's product has no Quantity of its own)."""
+    return min(INT64_MAX, math.ceil(value * 1000 if name == "cpu" else value))
 
 
 def clamp_int64(q: Quantity) -> int:

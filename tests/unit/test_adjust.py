@@ -1,0 +1,210 @@
+"""Kueue's steps before the charge: AdjustResources (RuntimeClass overhead, LimitRange defaults,
+limits as requests), excludeResourcePrefixes and transformations, and the partial-admission
+pod-count search, on fixtures."""
+
+from kubectl_kueue_dra.kueue.adjust import AdjustInputs, adjust, api_defaults
+from kubectl_kueue_dra.kueue.charge import ChargeEngine, ChargeInputs, format_usage
+from kubectl_kueue_dra.kueue.mappings import parse_mappings
+from kubectl_kueue_dra.kueue.partial import can_be_partially_admitted, search
+from kubectl_kueue_dra.kueue.podsets import (
+    PodSet,
+    podsets_from_manifest,
+    podsets_from_workload,
+)
+from kubectl_kueue_dra.kueue.semantics import DRAGates, Semantics
+from kubectl_kueue_dra.kueue.transform import ResourceRules
+
+
+def limit_range(name, *items):
+    return {"metadata": {"name": name}, "spec": {"limits": list(items)}}
+
+
+def spec(*containers, init=(), **extra):
+    s = {"containers": [dict(c) for c in containers]}
+    if init:
+        s["initContainers"] = [dict(c) for c in init]
+    s.update(extra)
+    return s
+
+
+def c(name="main", requests=None, limits=None):
+    res = {}
+    if requests:
+        res["requests"] = requests
+    if limits:
+        res["limits"] = limits
+    return {"name": name, "resources": res}
+
+
+def charge(pod_spec, count=1, adjust_inputs=None, rules=None, version="0.19.2", mappings=(), **ps):
+    inputs = ChargeInputs(namespace="ns", semantics=Semantics.for_version(version), gates=DRAGates(),
+                          mappings=parse_mappings(list(mappings)),
+                          device_classes=[], claim_templates={}, slices=[],
+                          rules=rules or ResourceRules(), adjust=adjust_inputs or AdjustInputs("ns"))
+    return ChargeEngine(inputs).compute([PodSet("main", count, {"spec": pod_spec}, **ps)]).podsets[0]
+
+
+# ------------------------------------------------------------------------------- LimitRanges
+def test_container_defaults_fill_only_what_is_missing_in_containers_and_init_containers():
+    lr = limit_range("defaults", {"type": "Container", "default": {"cpu": "1", "memory": "1Gi"},
+                                  "defaultRequest": {"cpu": "250m", "memory": "256Mi"}})
+    ps = charge(spec(c("a", requests={"cpu": "2"}), c("b"), init=[c("setup", limits={"memory": "4Gi"})]),
+                count=2, adjust_inputs=AdjustInputs("ns", [lr]))
+    # a: cpu 2 (its own), memory 256Mi (default request); b: 250m, 256Mi; setup: 250m and 256Mi —
+    # the default request comes before limits are used as requests, so its 4Gi limit is not
+    assert ps.per_pod == {"cpu": 2250, "memory": 512 * 2**20}
+    assert format_usage("memory", ps.total["memory"]) == "1Gi"
+    sources = {(a.target, a.resource, a.step): a.source for a in ps.adjustments}
+    assert sources[("container b", "cpu", "limitRangeDefaultRequest")] == "LimitRange ns/defaults"
+    assert ("container a", "cpu", "limitRangeDefaultRequest") not in sources
+    assert sources[("init container setup", "memory", "limitRangeDefaultRequest")] == "LimitRange ns/defaults"
+    assert ("init container setup", "memory", "limitAsRequest") not in sources
+    assert ("container a", "memory", "limitAsRequest") not in sources
+
+
+def test_default_limit_alone_becomes_the_request():
+    """The API server defaults defaultRequest to default for a Container item; a limit-only
+    LimitRange in a file gets the same treatment, and the limit is used as the request."""
+    item = {"type": "Container", "default": {"cpu": "500m"}, "max": {"memory": "2Gi"}}
+    assert api_defaults(item) == ({"cpu": "500m", "memory": "2Gi"}, {"cpu": "500m", "memory": "2Gi"})
+    ps = charge(spec(c()), adjust_inputs=AdjustInputs("ns", [limit_range("lr", item)]))
+    assert ps.per_pod == {"cpu": 500, "memory": 2 * 2**30}
+
+
+def test_first_limit_range_by_name_wins_and_pod_items_touch_only_pod_level_resources():
+    first = limit_range("a-first", {"type": "Container", "defaultRequest": {"cpu": "100m"}})
+    second = limit_range("b-second", {"type": "Container", "defaultRequest": {"cpu": "900m", "memory": "1Gi"}},
+                         {"type": "Pod", "max": {"cpu": "4"}})
+    ps = charge(spec(c()), adjust_inputs=AdjustInputs("ns", [second, first]))
+    assert ps.per_pod == {"cpu": 100, "memory": 2**30}
+
+
+def test_pod_level_resources_limits_become_requests():
+    ps = charge(spec(c(requests={"cpu": "1"}), resources={"limits": {"cpu": "3", "memory": "2Gi"}}))
+    assert ps.per_pod == {"cpu": 3000, "memory": 2 * 2**30}  # pod-level requests replace the sum
+    assert {(a.target, a.step) for a in ps.adjustments} == {("pod", "limitAsRequest")}
+
+
+def test_runtime_class_overhead_only_without_an_overhead_of_its_own():
+    rc = {"metadata": {"name": "kata"}, "overhead": {"podFixed": {"cpu": "250m", "memory": "160Mi"}}}
+    inputs = AdjustInputs("ns", [], runtime_classes={"kata": rc})
+    ps = charge(spec(c(requests={"cpu": "1"}), runtimeClassName="kata"), count=3, adjust_inputs=inputs)
+    assert ps.total == {"cpu": 3750, "memory": 3 * 160 * 2**20}
+    assert ps.adjustments[0].source == "RuntimeClass kata"
+    own = charge(spec(c(requests={"cpu": "1"}), runtimeClassName="kata", overhead={"cpu": "10m"}),
+                 adjust_inputs=inputs)
+    assert own.per_pod == {"cpu": 1010}
+    missing = charge(spec(c(requests={"cpu": "1"}), runtimeClassName="nope"), adjust_inputs=inputs)
+    assert missing.per_pod == {"cpu": 1000} and not missing.unknown
+
+
+def test_unreadable_lists_make_cpu_and_memory_unknown_not_zero():
+    lr_unknown = AdjustInputs("ns", None, "cannot list limitranges: forbidden")
+    ps = charge(spec(c(requests={"cpu": "1"}), c("b", requests={"cpu": "1", "memory": "1Gi"})),
+                adjust_inputs=lr_unknown)
+    assert set(ps.unknown) == {"memory"} and "forbidden" in ps.unknown["memory"]
+    assert ps.total == {"cpu": 2000}  # the unknown amount is not charged as 0, it is left out
+    rc_unknown = AdjustInputs("ns", [], runtime_classes=None, runtime_classes_problem="forbidden")
+    ps = charge(spec(c(requests={"cpu": "1", "memory": "1Gi"}), runtimeClassName="kata"), adjust_inputs=rc_unknown)
+    assert set(ps.unknown) == {"cpu", "memory"} and ps.total == {}
+
+
+def test_adjust_does_not_touch_its_input():
+    original = spec(c(limits={"cpu": "1"}))
+    adjusted = adjust(original, AdjustInputs("ns"))
+    assert adjusted.spec["containers"][0]["resources"]["requests"] == {"cpu": "1"}
+    assert "requests" not in original["containers"][0]["resources"]
+
+
+# --------------------------------------------------------------------------- transformations
+MIG_RULES = {"transformations": [
+    {"input": "nvidia.com/mig-1g.5gb", "strategy": "Replace", "outputs": {"example.com/accel-memory": "5Gi",
+                                                                          "example.com/credits": "2"}},
+    {"input": "example.com/vgpu", "strategy": "Retain", "multiplyBy": "example.com/slots",
+     "outputs": {"example.com/credits": "3"}},
+], "excludeResourcePrefixes": ["example.org/"]}
+
+
+def test_replace_retain_multiply_and_exclude():
+    rules = ResourceRules.from_config(MIG_RULES)
+    ps = charge(spec(c(requests={"nvidia.com/mig-1g.5gb": "2", "example.com/vgpu": "2", "example.com/slots": "4",
+                                 "example.org/ignored": "7", "cpu": "1"})), rules=rules)
+    assert ps.per_pod == {"cpu": 1000, "example.com/accel-memory": 10 * 2**30,
+                          "example.com/credits": 2 * 2 + 2 * 4 * 3, "example.com/slots": 4, "example.com/vgpu": 2}
+    assert ps.excluded == ["example.org/ignored"]
+    by_input = {t.input: t for t in ps.transformations}
+    assert by_input["example.com/vgpu"].multiplier == "4" and by_input["example.com/vgpu"].outputs == \
+        {"example.com/credits": "24"}
+
+
+def test_v018_retains_the_multiplied_input():
+    rules = ResourceRules.from_config(MIG_RULES)
+    ps = charge(spec(c(requests={"example.com/vgpu": "2", "example.com/slots": "4"})), rules=rules, version="0.18.4")
+    assert ps.per_pod["example.com/vgpu"] == 8  # 0.18.4 keeps the input multiplied by multiplyBy
+    assert charge(spec(c(requests={"example.com/vgpu": "2", "example.com/slots": "4"})),
+                  rules=rules).per_pod["example.com/vgpu"] == 2
+
+
+def test_generated_amount_adds_to_a_request_of_the_same_name_and_negatives_floor():
+    rules = ResourceRules.from_config({"transformations": [
+        {"input": "example.com/a", "outputs": {"cpu": "500m", "example.com/allowance": "-1"}}]})
+    ps = charge(spec(c(requests={"example.com/a": "2", "cpu": "1"})), rules=rules)
+    assert ps.per_pod["cpu"] == 2000 and ps.per_pod["example.com/allowance"] == 0
+    old = charge(spec(c(requests={"example.com/a": "2", "cpu": "1"})), rules=rules, version="0.18.4")
+    assert "cpu" in old.unknown and "map order" in old.unknown["cpu"]
+
+
+def test_transformation_comes_before_the_dra_charge_of_the_same_name():
+    rules = ResourceRules.from_config({"transformations": [
+        {"input": "example.com/legacy-gpu", "strategy": "Replace", "outputs": {"example.com/gpu": "1"}}]})
+    inputs = ChargeInputs(namespace="ns", semantics=Semantics.for_version("0.19.2"), gates=DRAGates(),
+                          mappings=parse_mappings([
+                              {"name": "example.com/gpu", "deviceClassNames": ["gpu.example.com"]}]),
+                          device_classes=[{"metadata": {"name": "gpu.example.com"}, "spec": {}}],
+                          claim_templates={"one": {"metadata": {"name": "one"}, "spec": {"spec": {"devices": {
+                              "requests": [{"name": "r", "exactly": {"deviceClassName": "gpu.example.com",
+                                                                     "count": 2}}]}}}}},
+                          slices=[], rules=rules)
+    pod = spec(c(requests={"example.com/legacy-gpu": "1"}), resourceClaims=[
+        {"name": "g", "resourceClaimTemplateName": "one"}])
+    ps = ChargeEngine(inputs).compute([PodSet("main", 1, {"spec": pod})]).podsets[0]
+    assert ps.per_pod == {"example.com/gpu": 3}
+
+
+def test_invalid_transformation_is_reported_not_applied():
+    rules = ResourceRules.from_config({"transformations": [{"input": "x", "outputs": {"y": "not-a-quantity"}}]})
+    assert rules.problem and not rules.transformations
+
+
+# ---------------------------------------------------------------------------- partial admission
+def test_pod_sets_carry_min_count_and_admitted_count():
+    wl = {"spec": {"podSets": [{"name": "main", "count": 4, "minCount": 2, "template": {"spec": spec(c())}}]},
+          "status": {"admission": {"podSetAssignments": [{"name": "main", "count": 3}]}}}
+    (ps,) = podsets_from_workload(wl)
+    assert (ps.count, ps.min_count, ps.admitted_count) == (4, 2, 3)
+    job = {"kind": "Job", "metadata": {"annotations": {"kueue.x-k8s.io/job-min-parallelism": "2"}},
+           "spec": {"parallelism": 5, "template": {"spec": spec(c())}}}
+    (ps,) = podsets_from_manifest(job)
+    assert (ps.count, ps.min_count) == (5, 2) and can_be_partially_admitted([ps])
+
+
+def test_admitted_count_is_what_is_charged():
+    ps = charge(spec(c(requests={"cpu": "1"})), count=4, min_count=2, admitted_count=3)
+    assert ps.total == {"cpu": 3000} and ps.count == 4
+
+
+def test_search_walks_kueues_indexes():
+    sets = [PodSet("a", 10, {}, 2), PodSet("b", 4, {}, 4), PodSet("c", 6, {}, 0)]  # deltas 8, 0, 6
+    tried = []
+
+    def fits(counts):
+        tried.append(counts)
+        return counts["a"] + counts["b"] + counts["c"] <= 13
+
+    found = search(sets, fits)
+    # total delta 14: index i lowers a by 8*i//14 and c by 6*i//14; the first index that fits is 7
+    assert found.counts == {"a": 6, "b": 4, "c": 3}
+    assert tried[0] == {"a": 6, "b": 4, "c": 3}  # sort.Search probes the middle first (index 7)
+    assert found.minimum == {"a": 2, "b": 4, "c": 0}
+    assert search(sets, lambda counts: False).counts is None
+    assert search([PodSet("a", 3, {}, None)], lambda counts: True).counts is None  # nothing to reduce
