@@ -4,9 +4,10 @@ anything, in its order:
 1. RuntimeClass overhead: a pod spec that names a ``runtimeClassName`` and carries no ``overhead``
    gets the RuntimeClass's ``overhead.podFixed`` (a missing RuntimeClass adds nothing; Kueue logs it);
 2. LimitRange defaults of the namespace (``limitrange.Summarize``: the first ``default`` and
-   ``defaultRequest`` per resource over the namespace's LimitRanges, after the API server's
-   defaulting of ``Container`` items): missing container and init-container limits and requests;
-   pod-level ``resources`` only when the pod spec has them;
+   ``defaultRequest`` per resource over the namespace's LimitRanges — in the order Kueue's cache
+   lists them, which is not defined, so two LimitRanges that disagree leave the amount unknown —
+   after the API server's defaulting of ``Container`` items): missing container and
+   init-container limits and requests; pod-level ``resources`` only when the pod spec has them;
 3. limits used as requests where a request is missing (containers, init containers, pod level).
 
 Every amount that changed is recorded as an ``Adjustment`` saying where it came from. When the
@@ -59,10 +60,16 @@ class Adjusted:
     unknown: dict[str, str] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Default:
     value: Any
     source: str
+    #: other LimitRanges' different values for the same resource ("LimitRange ns/x: 900m")
+    conflicts: list[str] = field(default_factory=list)
+
+    def offer(self, value: Any, source: str) -> None:
+        if str(value) != str(self.value):
+            self.conflicts.append(f"{source}: {value}")
 
 
 @dataclass
@@ -80,10 +87,13 @@ class LimitSummary:
             for item in ((lr.get("spec") or {}).get("limits")) or []:
                 kind = item.get("type") or ""
                 default, default_request = api_defaults(item)
-                for name, value in default.items():
-                    out.default.setdefault(kind, {}).setdefault(name, _Default(value, source))
-                for name, value in default_request.items():
-                    out.default_request.setdefault(kind, {}).setdefault(name, _Default(value, source))
+                for into, values in ((out.default, default), (out.default_request, default_request)):
+                    for name, value in values.items():
+                        known = into.setdefault(kind, {}).get(name)
+                        if known is None:
+                            into[kind][name] = _Default(value, source)
+                        else:
+                            known.offer(value, source)
         return out
 
     def has(self, kind: str) -> bool:
@@ -161,6 +171,10 @@ def _merge(out: Adjusted, resources: dict[str, Any], summary: LimitSummary, kind
             if name not in current:
                 current[name] = d.value
                 out.adjustments.append(Adjustment(step, target, name, str(d.value), d.source))
+                if d.conflicts:
+                    out.unknown[name] = (f"LimitRanges disagree on the default {name} ({d.source}: {d.value}; "
+                                         f"{'; '.join(d.conflicts)}): Kueue takes the first its cache lists, "
+                                         "in no defined order")
         if current:
             resources[field_name] = current
 

@@ -61,6 +61,13 @@ CONDITION_CAUSES: list[tuple[str, str, str, str]] = [
     (r"with counters configured|with capacity sources configured", "ExtendedResourceOnCounterClass",
      "the extended resource resolves to a DeviceClass whose mapping charges counters or capacity",
      "request partitions through ResourceClaimTemplates with CEL selectors"),
+    (r"^resources validation failed", "RequestsExceedLimits",
+     "after Kueue applies the namespace's LimitRange defaults and limits-as-requests, a container requests more "
+     "than its limit (often a LimitRange default limit below a request the container sets)",
+     "set the container's limit (or lower its request), or raise the LimitRange default"),
+    (r"^resources didn't satisfy LimitRange constraints", "LimitRangeViolated",
+     "a container (or the pod) is outside the namespace's LimitRange max/min after Kueue's adjustments",
+     "change the requests to fit the LimitRange, or the LimitRange"),
     (r"unavailable in ClusterQueue", "ResourceNotCovered",
      "the ClusterQueue does not list a resource of the workload in coveredResources",
      "add the resource (mapping name or extendedResourceName) to the ClusterQueue's coveredResources"),

@@ -9,9 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..findings import finding
-from ..gates.kueue import derive_kueue_gates, parse_gate_list
+from ..gates.kueue import derive_kueue_gates
 from ..kube.view import ClusterView
-from .adjust import AdjustInputs
 from .allocation import allocations, overcharge
 from .charge import (
     ChargeEngine,
@@ -33,13 +32,14 @@ from .diagnose import (
     quota_table,
     recorded_usage,
 )
+from .explain_inputs import adjust_inputs, gate_on, resource_rules
 from .install import load_kueue_install
 from .partial_report import (
+    admissibility_findings,
     admission_counts_findings,
     partial_admission_part,
     unknown_findings,
 )
-from .podsets import PodSet
 from .semantics import DEFAULT_VERSION, SUPPORTED, DRAGates, Semantics
 from .subject import (
     JOB_NAME_LABEL,
@@ -97,47 +97,7 @@ def kueue_context(view: ClusterView, settings: Settings) -> KueueContext:
     return KueueContext(config, Semantics.for_version(version), version_source,
                         {name: state.on for name, state in kueue_gates.gates.items()},
                         DRAGates.from_kueue_gates(kueue_gates), findings, rules,
-                        _gate_on("PartialAdmission", install.cli_gates, install.config_gates))
-
-
-def _gate_on(gate: str, cli: str | None, config: dict[str, bool] | None, default: bool = True) -> bool:
-    """A Kueue gate the DRA gate model does not track: --feature-gates wins over the config."""
-    settings = parse_gate_list(cli)[0] if cli is not None else dict(config or {})
-    return settings.get(gate, settings.get("AllBeta", default))
-
-
-def resource_rules(config: KueueConfig) -> tuple[ResourceRules, list[dict[str, Any]]]:
-    """excludeResourcePrefixes and transformations: the upstream ConfigMap carries them; the
-    OpenShift operator renders only deviceClassMappings into Kueue's configuration, so a Kueue CR
-    has none (and anything of the kind in the CR does not reach Kueue)."""
-    resources = config.document.get("resources") or {}
-    if config.kind != "ConfigMap":
-        carried = [k for k in ("transformations", "excludeResourcePrefixes") if resources.get(k)]
-        return ResourceRules(), [finding("info", "ResourceRulesNotRendered",
-                                         f"{config.describe()} carries resources.{', '.join(carried)}, which the "
-                                         "Kueue operator does not render into Kueue's configuration: not applied",
-                                         None)] if carried else []
-    rules = ResourceRules.from_config(resources)
-    if rules.problem:
-        return rules, [finding("warning", "TransformationsUnreadable", f"{config.describe()}: {rules.problem}; "
-                                                                         "the charge ignores them", None)]
-    return rules, []
-
-
-def adjust_inputs(view: ClusterView, ns: str, podsets: list[PodSet]) -> AdjustInputs:
-    """LimitRanges of the namespace, and RuntimeClasses when a pod set names one without an
-    overhead; a list that cannot be read is None with the reason."""
-    limit_ranges = view.try_list("LimitRange", ns)
-    runtime_classes: dict[str, dict[str, Any]] | None = {}
-    if any(ps.spec.get("runtimeClassName") and not ps.spec.get("overhead") for ps in podsets):
-        listed = view.try_list("RuntimeClass")
-        runtime_classes = None if listed is None else {str(o["metadata"]["name"]): o for o in listed}
-    return AdjustInputs(ns, limit_ranges, _problem(view, "limitranges") if limit_ranges is None else None,
-                        runtime_classes, _problem(view, "runtimeclasses") if runtime_classes is None else None)
-
-
-def _problem(view: ClusterView, plural: str) -> str:
-    return next((str(e) for e in view.unreadable if plural in str(e)), "not readable")
+                        gate_on("PartialAdmission", install.cli_gates, install.config_gates))
 
 
 def _charge_inputs(view: ClusterView, ctx: KueueContext, subject: Subject, slices: _SliceSource) -> ChargeInputs:
@@ -248,6 +208,7 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
     findings.extend(admission_counts_findings(result))
     recorded_doc = None
     admitted = wl is not None and is_admitted(wl)
+    findings.extend(admissibility_findings(result, inputs.adjust.limit_ranges, admitted))
     if wl is not None:
         recorded_doc, more = _recorded_part(wl, result, binary, dra_resources)
         findings.extend(more)

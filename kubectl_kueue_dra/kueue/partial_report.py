@@ -1,7 +1,7 @@
-"""What ``explain`` says about pod counts and amounts it cannot know: a partially admitted
-Workload ("4 requested, 3 admitted"), whether partial admission could fit a pending one (the
-counts Kueue's reducer would try, against the ClusterQueue's unused quota), and the resources
-whose amount is unknown.
+"""What ``explain`` says about the steps around the charge: amounts it cannot know, Kueue's
+admissibility checks on the adjusted pod specs, a partially admitted Workload ("4 requested, 3
+admitted"), and whether partial admission could fit a pending one (the counts Kueue's reducer
+would try, against the ClusterQueue's unused quota).
 
 Pure: takes the charge result and the ClusterQueue, returns the document part and findings.
 """
@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..findings import finding
+from .admissibility import admissibility_message
 from .charge import ChargeResult
-from .diagnose import quota_table
+from .diagnose import cause_of, quota_table
 from .partial import can_be_partially_admitted, search
 from .podsets import PodSet
 
@@ -22,6 +23,20 @@ def unknown_findings(result: ChargeResult) -> list[dict[str, Any]]:
                     "grant list on the objects named (deploy/rbac/reader-clusterrole.yaml)"
                     if "could not be read" in why else None)
             for ps in result.podsets for name, why in sorted(ps.unknown.items())]
+
+
+def admissibility_findings(result: ChargeResult, limit_ranges: list[dict[str, Any]] | None,
+                           admitted: bool) -> list[dict[str, Any]]:
+    """Kueue's ValidateAdmissibility, predicted for a workload that is not admitted yet."""
+    if admitted or result.rejected:
+        return []
+    message = admissibility_message([ps.adjusted_spec for ps in result.podsets], limit_ranges)
+    if message is None:
+        return []
+    found = cause_of(message)
+    code, cause, fix = found if found else ("NotAdmissible", "Kueue's admissibility check fails", None)
+    return [finding("error", code, f"Kueue keeps it waiting before it looks at quota: {cause}. Kueue's message: "
+                                   f"{message}", fix, predicted=True)]
 
 
 def admission_counts_findings(result: ChargeResult) -> list[dict[str, Any]]:

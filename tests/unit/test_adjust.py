@@ -71,12 +71,17 @@ def test_default_limit_alone_becomes_the_request():
     assert ps.per_pod == {"cpu": 500, "memory": 2 * 2**30}
 
 
-def test_first_limit_range_by_name_wins_and_pod_items_touch_only_pod_level_resources():
-    first = limit_range("a-first", {"type": "Container", "defaultRequest": {"cpu": "100m"}})
+def test_limit_ranges_that_disagree_leave_the_amount_unknown():
+    """Kueue keeps the first default its informer cache lists, in no defined order (the oracle
+    saw the second by name win): the amount is unknown; defaults that agree or do not overlap
+    are applied, and a Pod item touches only pod-level resources."""
+    first = limit_range("a-first", {"type": "Container", "defaultRequest": {"cpu": "100m", "memory": "1Gi"}})
     second = limit_range("b-second", {"type": "Container", "defaultRequest": {"cpu": "900m", "memory": "1Gi"}},
                          {"type": "Pod", "max": {"cpu": "4"}})
     ps = charge(spec(c()), adjust_inputs=AdjustInputs("ns", [second, first]))
-    assert ps.per_pod == {"cpu": 100, "memory": 2**30}
+    assert set(ps.unknown) == {"cpu"} and "LimitRange ns/b-second: 900m" in ps.unknown["cpu"]
+    assert ps.total == {"memory": 2**30}
+    assert not charge(spec(c(requests={"cpu": "1"})), adjust_inputs=AdjustInputs("ns", [second, first])).unknown
 
 
 def test_pod_level_resources_limits_become_requests():
@@ -208,3 +213,26 @@ def test_search_walks_kueues_indexes():
     assert found.minimum == {"a": 2, "b": 4, "c": 0}
     assert search(sets, lambda counts: False).counts is None
     assert search([PodSet("a", 3, {}, None)], lambda counts: True).counts is None  # nothing to reduce
+
+
+# ----------------------------------------------------------------------------- admissibility
+def test_default_limit_below_a_request_is_kueues_validation_message():
+    from kubectl_kueue_dra.kueue.admissibility import admissibility_message
+
+    lr = limit_range("defaults", {"type": "Container", "default": {"cpu": "1", "memory": "1Gi"},
+                                  "defaultRequest": {"cpu": "300m", "memory": "256Mi"}})
+    a = adjust(spec(c(requests={"cpu": "2"}), c("side")), AdjustInputs("ns", [lr]))
+    assert admissibility_message([a.spec], [lr]) == (
+        'resources validation failed: spec.podSets[0].template.spec.containers[0]: Invalid value: ["cpu"]: '
+        "requests must not exceed its limits")
+    bounded = limit_range("bounds", {"type": "Container", "max": {"memory": "1Gi"}, "min": {"cpu": "200m"}},
+                          {"type": "Pod", "max": {"cpu": "1"}})
+    b = adjust(spec(c(requests={"cpu": "100m", "memory": "2Gi"}, limits={"memory": "2Gi"}),
+                    c("side", requests={"cpu": "1"})), AdjustInputs("ns", [bounded]))
+    assert admissibility_message([b.spec], [bounded]) == (
+        "resources didn't satisfy LimitRange constraints: [spec.podSets[0].template.spec.containers[0]: "
+        'Invalid value: ["memory"]: requests must not be above the limitRange max, '
+        'spec.podSets[0].template.spec.containers[0]: Invalid value: ["cpu"]: requests must not be below the '
+        'limitRange min, spec.podSets[0].template.spec: Invalid value: ["cpu"]: requests must not be above the '
+        "limitRange max]")
+    assert admissibility_message([adjust(spec(c(requests={"cpu": "1"})), AdjustInputs("ns", [lr])).spec], [lr]) is None

@@ -67,6 +67,7 @@ class ChargeEngine:
         for ps, tally in zip(podsets, tallies):
             a = adjust(ps.spec, inp.adjust)
             tally.charge.adjustments, tally.charge.unknown = a.adjustments, dict(a.unknown)
+            tally.charge.adjusted_spec = a.spec
             adjusted.append(PodSet(ps.name, ps.count, {"spec": a.spec}, ps.min_count, ps.admitted_count))
         if not inp.gates.dra:
             if inp.gates.reject_when_disabled and has_dra(podsets):

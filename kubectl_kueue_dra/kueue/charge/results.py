@@ -154,6 +154,8 @@ class PodSetCharge:
     min_count: int | None = None
     #: ``status.admission.podSetAssignments[].count`` of an admitted Workload
     admitted_count: int | None = None
+    #: the pod spec after AdjustResources (what Kueue validates and counts)
+    adjusted_spec: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
     def charged_count(self) -> int:
