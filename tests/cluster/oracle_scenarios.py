@@ -612,8 +612,7 @@ def _transform_scenarios(w: World, prefix: str = "") -> list[Scenario]:
     P, S = prefix, Scenario
     gpu2 = template("gpu-2", request("gpu.example.com", 2))
 
-    def ext(**amounts: str) -> dict:
-        return {k.replace("__", "/").replace("_", "-"): v for k, v in amounts.items()}
+    vslices = {"example.com/vslice": "2", "example.com/slots": "4"}
 
     credits = {**BASE_QUOTA, "example.com/credits": "1k", "example.com/vslice": "100", "example.com/slots": "100"}
     return [
@@ -628,9 +627,8 @@ def _transform_scenarios(w: World, prefix: str = "") -> list[Scenario]:
                         claims=["gpu"])]))], ["job/train"]),
         S(P + "tf-retain-multiply", "Retain with multiplyBy: vslice 2 × slots 4 × 3 credits, vslice kept", w,
           credits,
-          [job("train", pod_spec(containers=[container(
-              requests=ext(example_com__vslice="2", example_com__slots="4"),
-              limits=ext(example_com__vslice="2", example_com__slots="4"))]))], ["job/train"]),
+          [job("train", pod_spec(containers=[container(requests={"cpu": "100m", **vslices}, limits=vslices)]))],
+          ["job/train"]),
         S(P + "tf-output-adds-to-request", "outputs memory/cpu add to what the pod requests under those names", w,
           GPU_Q,
           [gpu2, job("train", pod_spec({"gpu": "gpu-2"}, containers=[
