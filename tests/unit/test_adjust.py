@@ -236,3 +236,16 @@ def test_default_limit_below_a_request_is_kueues_validation_message():
         'limitRange min, spec.podSets[0].template.spec: Invalid value: ["cpu"]: requests must not be above the '
         "limitRange max]")
     assert admissibility_message([adjust(spec(c(requests={"cpu": "1"})), AdjustInputs("ns", [lr])).spec], [lr]) is None
+
+
+def test_compare_uses_the_admitted_count_and_skips_unknown_amounts():
+    from kubectl_kueue_dra.kueue.charge import ChargeResult
+    from kubectl_kueue_dra.kueue.diagnose import compare
+
+    ps = charge(spec(c(requests={"cpu": "1"})), count=4, min_count=2, admitted_count=3)
+    assert compare(ChargeResult([ps]), {"main": {"cpu": "3"}}, "status.admission", set()) == []
+    wrong = compare(ChargeResult([ps]), {"main": {"cpu": "4"}}, "status.admission", set())
+    assert [f["code"] for f in wrong] == ["ChargeMismatch"] and "for 3 pods" in wrong[0]["message"]
+    unknown = charge(spec(c()), adjust_inputs=AdjustInputs("ns", None, "forbidden"))
+    assert compare(ChargeResult([unknown]), {"main": {"cpu": "300m", "memory": "1Gi"}}, "status.admission",
+                   {"memory"}) == []
