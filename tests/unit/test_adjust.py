@@ -249,3 +249,16 @@ def test_compare_uses_the_admitted_count_and_skips_unknown_amounts():
     unknown = charge(spec(c()), adjust_inputs=AdjustInputs("ns", None, "forbidden"))
     assert compare(ChargeResult([unknown]), {"main": {"cpu": "300m", "memory": "1Gi"}}, "status.admission",
                    {"memory"}) == []
+
+
+def test_rules_come_from_the_configmap_only():
+    """The OpenShift operator renders only deviceClassMappings into Kueue's configuration: a Kueue
+    CR's transformations never reach Kueue, and explain says so instead of applying them."""
+    from kubectl_kueue_dra.kueue.config import KueueConfig
+    from kubectl_kueue_dra.kueue.explain_inputs import resource_rules
+
+    resources = {"resources": {"transformations": MIG_RULES["transformations"], "excludeResourcePrefixes": ["x/"]}}
+    rules, findings = resource_rules(KueueConfig("ConfigMap", "kueue-manager-config", "kueue-system", resources))
+    assert set(rules.transformations) == {"nvidia.com/mig-1g.5gb", "example.com/vgpu"} and not findings
+    rules, findings = resource_rules(KueueConfig("Kueue", "cluster", None, resources))
+    assert rules == ResourceRules() and [f["code"] for f in findings] == ["ResourceRulesNotRendered"]
