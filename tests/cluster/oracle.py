@@ -71,6 +71,12 @@ def _fmt(usage: dict[str, str]) -> str:
 
 
 # ------------------------------------------------------------------------------------- the world
+def items_of(doc: dict) -> list[dict]:
+    """The objects of a ``kubectl get -o json`` answer: a List's items, or the one object that
+    ``kubectl get KIND NAME`` returns for a single name."""
+    return doc["items"] if doc.get("kind", "").endswith("List") or "items" in doc else [doc]
+
+
 DRA_KINDS = "deviceclasses.resource.k8s.io,resourceslices.resource.k8s.io"
 
 
@@ -83,7 +89,7 @@ def load_world(cluster: Cluster, world: World) -> None:
             cluster.apply(group)
             names = [d["metadata"]["name"] for d in group]
             stamps = {d["metadata"]["creationTimestamp"] for d in
-                      cluster.get_json("deviceclasses.resource.k8s.io", *names)["items"]}
+                      items_of(cluster.get_json("deviceclasses.resource.k8s.io", *names))}
             if len(stamps) == 1:
                 break
             cluster.kubectl("delete", "deviceclasses.resource.k8s.io", *names, "--wait=true")
@@ -162,7 +168,7 @@ def settle(cluster: Cluster, subjects: list[tuple[str, str]], timeout: float = S
     deadline = time.monotonic() + timeout
     last: list[dict] = []
     while time.monotonic() < deadline and len(settled) < len(subjects):
-        last = cluster.get_json("workloads.kueue.x-k8s.io", "-A")["items"]
+        last = items_of(cluster.get_json("workloads.kueue.x-k8s.io", "-A"))
         now = time.monotonic()
         for key in subjects:
             if key in settled:
