@@ -280,8 +280,16 @@ def judge(row: Row, wl: dict, doc: dict | None, err: str) -> Row:
     problems += diffs
     if want_code not in codes:
         problems.append(f"finding code {want_code} not predicted (got {codes})")
+    if want_code in QUOTA_CODES:  # the verdict's message and number, not only its code
+        said = ((doc.get("queue") or {}).get("verdict") or {}).get("message")
+        row.details["predictedMessage"] = said
+        if said != message:
+            problems.append(f"quota message differs: explain {said!r}")
     row.agree, row.why = not problems, "; ".join(problems)
     return row
+
+
+QUOTA_CODES = ("ExceedsQuota", "QuotaExhausted")
 
 
 def _merge(per_podset: dict[str, dict[str, str]]) -> dict[str, str]:
