@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..dra.cel import SelectorEvaluator
 from ..errors import UserError
 from ..findings import finding
 from ..gates.kueue import derive_kueue_gates
@@ -167,6 +168,7 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
         namespace=ns, semantics=semantics, gates=gates, mappings=config.mappings,
         device_classes=device_classes, claim_templates=templates, slices=[], slice_source=slices,
         resource_slice_api=view.serves("ResourceSlice") if view.live else True,
+        evaluator=SelectorEvaluator(semantics.cel_dialect),
         exclude_resource_prefixes=tuple(((config.document.get("resources") or {})
                                          .get("excludeResourcePrefixes")) or ()))
     result = ChargeEngine(inputs).compute(subject.podsets)
