@@ -98,7 +98,7 @@ def load_world(cluster: Cluster, world: World) -> None:
 
 
 def setup_of(world: World) -> KueueSetup:
-    return KueueSetup.of(world.mappings, world.gates)
+    return KueueSetup.of(world.mappings, world.gates, world.config)
 
 
 def _uniq(scenario_id: str) -> str:
@@ -118,6 +118,10 @@ def create_scenarios(cluster: Cluster, group: list[Scenario], run_id: str) -> li
         rest += [s.cluster_queue(cq),
                  {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue",
                   "metadata": {"name": "lq", "namespace": ns}, "spec": {"clusterQueue": cq}}]
+        for o in s.cluster_objects(cq):
+            if o["kind"] == "LocalQueue":
+                o["metadata"]["namespace"] = ns
+            rest.append(o)
         for o in s.objects:
             o = json.loads(json.dumps(o))
             o["metadata"]["namespace"] = ns
