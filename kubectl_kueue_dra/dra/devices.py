@@ -7,7 +7,8 @@ toward completeness but carry no devices.
 """
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
 
 from .cel import CelError, SelectorEvaluator
 

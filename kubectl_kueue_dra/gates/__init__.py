@@ -24,7 +24,7 @@ Modules: ``model`` (evidence, states, precedence), ``kubernetes`` (defaults per 
 ``kueue`` (Kueue's own gates).
 """
 
-from .kubernetes import *  # noqa: F401,F403
-from .kueue import *  # noqa: F401,F403
-from .model import *  # noqa: F401,F403
-from .openshift import *  # noqa: F401,F403
+from .kubernetes import *  # noqa: F403
+from .kueue import *  # noqa: F403
+from .model import *  # noqa: F403
+from .openshift import *  # noqa: F403

@@ -49,7 +49,7 @@ def nominal_quotas(cluster_queue: dict[str, Any], resource: str) -> list[str]:
 
 def _published(slices: list[dict[str, Any]], driver: str, kind: str) -> tuple[int, set[str]]:
     """(slices of the driver, counter or capacity names its devices publish)."""
-    count, names = 0, set()
+    count, names = 0, set[str]()
     for s in slices:
         spec = s.get("spec") or {}
         if spec.get("driver") != driver:

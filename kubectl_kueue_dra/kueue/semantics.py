@@ -5,8 +5,14 @@
 reported as such rather than guessed.
 """
 
+from __future__ import annotations
+
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..gates.kueue import KueueGates
 
 DEFAULT_VERSION = "0.19.2"
 SUPPORTED = "0.18.0 – 0.19.x"
@@ -43,7 +49,7 @@ class Semantics:
         return v is not None and (0, 18, 0) <= v < (0, 20, 0)
 
     @classmethod
-    def for_version(cls, version: str | None) -> "Semantics":
+    def for_version(cls, version: str | None) -> Semantics:
         text = version or DEFAULT_VERSION
         v = parse_version(text) or parse_version(DEFAULT_VERSION)
         assert v is not None
@@ -71,7 +77,7 @@ class DRAGates:
     reject_when_disabled: bool = True
 
     @classmethod
-    def from_kueue_gates(cls, gates) -> "DRAGates":
+    def from_kueue_gates(cls, gates: KueueGates) -> DRAGates:
         from ..gates.kueue import KUEUE_CONSUMABLE, KUEUE_DRA, KUEUE_EXTENDED, KUEUE_PARTITIONABLE, KUEUE_REJECT
 
         return cls(dra=gates.on(KUEUE_DRA), extended_resource=gates.on(KUEUE_EXTENDED),

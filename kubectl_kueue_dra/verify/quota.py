@@ -152,7 +152,7 @@ def counter_units(f: Facts) -> Result:
         return Result(WARN, "; ".join(warns), None)
     if not checked:
         return Result(SKIP, "no ClusterQueue gives a nominalQuota for a counter-charged resource")
-    return Result(PASS, f"counter quotas use one unit scale per cohort and each admits at least one device")
+    return Result(PASS, "counter quotas use one unit scale per cohort and each admits at least one device")
 
 
 def _supply(f: Facts, r: DraResource, grouped: list, evaluator: SelectorEvaluator) -> tuple[Quantity | None, str]:

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Sequence
+from typing import Any
+from collections.abc import Iterator, Sequence
 
 from ..dra.cel import CelError, SelectorEvaluator
 from ..dra.devices import Pool
@@ -109,9 +110,9 @@ def counter_supply(pools: Sequence[Pool], source: Source, evaluator: SelectorEva
             for counter_set in (s.get("spec") or {}).get("sharedCounters") or []:
                 if (pool.name, str(counter_set.get("name"))) not in sets:
                     continue
-                value = ((counter_set.get("counters") or {}).get(source.name) or {}).get("value")
+                text = ((counter_set.get("counters") or {}).get(source.name) or {}).get("value")
                 try:
-                    q = parse_quantity(value) if value is not None else None
+                    q = parse_quantity(text) if text is not None else None
                 except QuantityError:
                     q = None
                 if q is not None:

@@ -85,7 +85,7 @@ def run(capsys, *args):
 
 
 def test_map_on_the_example_snapshots(capsys):
-    code, out, err = run(capsys, "map", "--from", os.path.join(EXAMPLES, "mig-partitionable"), "-o", "json")
+    code, out, _err = run(capsys, "map", "--from", os.path.join(EXAMPLES, "mig-partitionable"), "-o", "json")
     doc = json.loads(out)
     assert code == 0 and doc["target"] == {"kind": "Kueue", "name": "cluster", "namespace": None}
     assert doc["mappings"][0]["name"] == "gpu.memory"
