@@ -152,7 +152,7 @@ def gather(view: ClusterView, kueue_namespace: str | None = None, probe: bool = 
 
     probed: list[str] = []
     if isinstance(view, LiveView):
-        from ..kube.probes import dry_run_probe, read_feature_metrics
+        from .probes import dry_run_probe, read_feature_metrics
 
         inp.metrics, inp.metrics_problem = read_feature_metrics(view.client)
         for gate in (g.DRA_EXTENDED, g.DRA_PARTITIONABLE, g.DRA_CONSUMABLE):
