@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import gates as g
-from ..kueue.config import DEPLOYMENT_NAME
+from ..kueue.config import DEFAULT_NAMESPACE, DEPLOYMENT_NAME
 from . import fixes
 from .facts import Facts, parse_time
 from .model import CLAIMS, EXTENDED, FAIL, PARTITIONABLE, PASS, SKIP, WARN
@@ -131,7 +131,7 @@ def _problem_fix(f: Facts, problem: g.GateProblem) -> str:
     if f.install.openshift:
         return f"the operator writes Kueue's featureGates; {what} is not possible through the Kueue CR"
     if where == "--feature-gates" or "both" in problem.message:
-        ns = f.install.namespace or "kueue-system"
+        ns = f.install.namespace or DEFAULT_NAMESPACE
         return f"kubectl -n {ns} edit deployment {DEPLOYMENT_NAME}  # {what}"
     return fixes.edit_kueue_config(f, what)
 

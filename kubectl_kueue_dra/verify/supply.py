@@ -4,7 +4,6 @@ scheduler and Kueue use)."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Iterator, Sequence
@@ -13,6 +12,7 @@ from ..dra.cel import CelError, SelectorEvaluator
 from ..dra.devices import Pool
 from ..dra.quantity import Quantity, QuantityError, parse_quantity
 from ..kueue.mappings import Source
+from ..kueue.queues import QuotaEntry
 
 Obj = dict[str, Any]
 
@@ -122,30 +122,6 @@ def counter_supply(pools: Sequence[Pool], source: Source, evaluator: SelectorEva
 
 # ---- quotas --------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class QuotaEntry:
-    cluster_queue: str
-    cohort: str | None
-    flavor: str
-    text: str
-    path: str  # JSON pointer of the nominalQuota, for patches
-
-
-def quota_entries(cluster_queues: Sequence[Obj], resource: str) -> list[QuotaEntry]:
-    out = []
-    for cq in cluster_queues:
-        spec = cq.get("spec") or {}
-        cohort = spec.get("cohortName") or spec.get("cohort")
-        for gi, group in enumerate(spec.get("resourceGroups") or []):
-            for fi, flavor in enumerate(group.get("flavors") or []):
-                for ri, res in enumerate(flavor.get("resources") or []):
-                    if res.get("name") == resource and res.get("nominalQuota") is not None:
-                        out.append(QuotaEntry(cq["metadata"]["name"], cohort, str(flavor.get("name")),
-                                              str(res["nominalQuota"]),
-                                              f"/spec/resourceGroups/{gi}/flavors/{fi}/resources/{ri}/nominalQuota"))
-    return out
-
-
 def total_quota(entries: Sequence[QuotaEntry]) -> Quantity | None:
     total: Quantity | None = None
     for e in entries:
@@ -155,17 +131,3 @@ def total_quota(entries: Sequence[QuotaEntry]) -> Quantity | None:
             continue
         total = q if total is None else total + q
     return total
-
-
-_SUFFIX = re.compile(r"^[+-]?[0-9.]+(?P<suffix>.*)$")
-
-
-def unit_family(text: str) -> str:
-    """"binary" (Ki…Ei), "decimal" (k, M, G… and m, u, n) or "plain" (a bare number or exponent)."""
-    match = _SUFFIX.match(text.strip())
-    suffix = match.group("suffix") if match else ""
-    if suffix in ("Ki", "Mi", "Gi", "Ti", "Pi", "Ei"):
-        return "binary"
-    if suffix in ("n", "u", "m", "k", "M", "G", "T", "P", "E"):
-        return "decimal"
-    return "plain"
