@@ -58,7 +58,7 @@ def blank_literals(expr: str) -> str:
             i = j
             continue
         if c in "'\"":
-            raw = i > 0 and expr[i - 1] in "rR" or (i > 1 and expr[i - 1] in "bB" and expr[i - 2] in "rR")
+            raw = (i > 0 and expr[i - 1] in "rR") or (i > 1 and expr[i - 1] in "bB" and expr[i - 2] in "rR")
             quote = expr[i : i + 3] if expr[i : i + 3] in ("'''", '"""') else c
             j = i + len(quote)
             while j < n and not expr.startswith(quote, j):

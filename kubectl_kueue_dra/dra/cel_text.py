@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-import re2  # type: ignore[import-untyped]
+import re2
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 

@@ -7,7 +7,8 @@ toward completeness but carry no devices.
 """
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
 
 from .cel import CelError, SelectorEvaluator
 
@@ -28,10 +29,6 @@ class Pool:
     def devices(self) -> Iterator[dict[str, Any]]:
         for s in self.slices:
             yield from (s.get("spec") or {}).get("devices") or []
-
-    @property
-    def device_count(self) -> int:
-        return sum(len((s.get("spec") or {}).get("devices") or []) for s in self.slices)
 
 
 def group_pools(slices: Iterable[dict[str, Any]]) -> list[Pool]:
@@ -61,10 +58,6 @@ class MatchCount:
     pools: int = 0
     incomplete_pool_devices: int = 0  # matching devices in pools the scheduler will not use
     errors: dict[str, int] = field(default_factory=dict)  # error message -> devices that hit it
-
-    @property
-    def first_error(self) -> str | None:
-        return next(iter(self.errors), None)
 
 
 class ShapeIndex:

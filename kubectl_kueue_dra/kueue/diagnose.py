@@ -12,10 +12,11 @@ from typing import Any
 
 from ..dra.quantity import QuantityError, parse_quantity
 from ..findings import finding
+from ..k8s.labels import namespace_labels, selector_matches
 from .charge import ChargeResult, kueue_int
+from .names import OPENSHIFT_MANAGED_LABEL
+from .namespaces import OPENSHIFT, ManagedNamespaces
 from .queues import covered_resources
-
-OPENSHIFT_MANAGED_LABEL = "kueue.openshift.io/managed"
 
 # Kueue's condition messages (research §8) → (code, cause, fix). Checked in order.
 CONDITION_CAUSES: list[tuple[str, str, str, str]] = [
@@ -166,11 +167,10 @@ class QueuePath:
     local_queue: dict[str, Any] | None
     cluster_queue: dict[str, Any] | None
     namespace: dict[str, Any] | None
-    openshift: bool
+    managed: ManagedNamespaces  # the namespaces Kueue manages
 
 
-def queue_findings(path: QueuePath, totals: dict[str, int], namespace: str,
-                   managed_selector: dict[str, Any] | None) -> list[dict[str, Any]]:
+def queue_findings(path: QueuePath, totals: dict[str, int], namespace: str) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     if not path.local_queue_name:
         out.append(finding("error", "NoQueueName",
@@ -178,19 +178,18 @@ def queue_findings(path: QueuePath, totals: dict[str, int], namespace: str,
                            "manage it unless manageJobsWithoutQueueName is set",
                            f"kubectl label -n {namespace} <job> kueue.x-k8s.io/queue-name=<local-queue>"))
         return out
-    if path.namespace is not None:
-        labels = (path.namespace.get("metadata") or {}).get("labels") or {}
-        if path.openshift and labels.get(OPENSHIFT_MANAGED_LABEL) != "true":
+    if path.namespace is not None and not path.managed.manages(path.namespace):
+        if path.managed.how == OPENSHIFT:
             out.append(finding(
                 "error", "NamespaceNotManaged",
                 f"namespace {namespace} lacks the label {OPENSHIFT_MANAGED_LABEL}=true: the Kueue operator's "
                 "webhooks ignore it, so its jobs run WITHOUT quota — GPUs are not counted at all",
                 f"kubectl label namespace {namespace} {OPENSHIFT_MANAGED_LABEL}=true"))
-        elif managed_selector and not _selector_matches(managed_selector, labels):
+        else:
             out.append(finding(
                 "error", "NamespaceNotManaged",
-                f"namespace {namespace} does not match Kueue's managedJobsNamespaceSelector: its jobs bypass "
-                "quota", "label the namespace to match managedJobsNamespaceSelector"))
+                f"namespace {namespace} does not match Kueue's {path.managed.describe().removeprefix('the ')}: "
+                "its jobs bypass quota", "label the namespace to match managedJobsNamespaceSelector"))
     if path.local_queue is None:
         out.append(finding("error", "LocalQueueMissing",
                            f"LocalQueue {namespace}/{path.local_queue_name} does not exist",
@@ -216,8 +215,7 @@ def queue_findings(path: QueuePath, totals: dict[str, int], namespace: str,
                            "fix what the condition says (often a missing ResourceFlavor or AdmissionCheck)"))
     selector = spec.get("namespaceSelector")
     if selector is not None and path.namespace is not None:
-        labels = (path.namespace.get("metadata") or {}).get("labels") or {}
-        if not _selector_matches(selector, labels):
+        if not selector_matches(selector, namespace_labels(path.namespace)):
             out.append(finding("error", "NamespaceNotSelected",
                                f"ClusterQueue {cq_name}'s namespaceSelector does not match namespace {namespace}",
                                "label the namespace or widen the ClusterQueue's namespaceSelector"))
@@ -229,20 +227,3 @@ def queue_findings(path: QueuePath, totals: dict[str, int], namespace: str,
                                f"(\"resource {name} unavailable in ClusterQueue\")",
                                f"add {name} to coveredResources of ClusterQueue {cq_name} with a nominalQuota"))
     return out
-
-
-def _selector_matches(selector: dict[str, Any], labels: dict[str, str]) -> bool:
-    for key, value in (selector.get("matchLabels") or {}).items():
-        if labels.get(key) != value:
-            return False
-    for expr in selector.get("matchExpressions") or []:
-        key, op, values = expr.get("key"), expr.get("operator"), expr.get("values") or []
-        if op == "In" and labels.get(key) not in values:
-            return False
-        if op == "NotIn" and labels.get(key) in values:
-            return False
-        if op == "Exists" and key not in labels:
-            return False
-        if op == "DoesNotExist" and key in labels:
-            return False
-    return True

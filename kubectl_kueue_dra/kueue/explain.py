@@ -17,22 +17,15 @@ from ..kube.view import ClusterView
 from .allocation import allocations, overcharge
 from .charge import ChargeEngine, ChargeInputs, ChargeResult, format_usage
 from .config import load_kueue_config
-from .diagnose import (
-    QueuePath,
-    cause_of,
-    compare,
-    condition,
-    is_admitted,
-    queue_findings,
-    recorded_usage,
-)
+from .diagnose import QueuePath, cause_of, compare, condition, is_admitted, queue_findings, recorded_usage
+from .names import QUEUE_LABEL
+from .namespaces import OPENSHIFT, namespace_rule
 from .install import load_kueue_install
 from .podsets import PodSet, podsets_from_manifest, podsets_from_workload
 from .quota import QuotaWorld, quota_findings, quota_table
 from .quota_tree import cohort_of
 from .semantics import DEFAULT_VERSION, SUPPORTED, DRAGates, Semantics
 
-QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 JOB_NAME_LABEL = "batch.kubernetes.io/job-name"
 
 
@@ -213,15 +206,13 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
         (((wl or {}).get("status") or {}).get("admission") or {}).get("clusterQueue")
     cluster_queue = view.try_get("ClusterQueue", cq_name) if cq_name else None
     namespace_obj = view.try_get("Namespace", ns)
-    openshift = config.kind == "Kueue"
-    managed_selector = config.document.get("managedJobsNamespaceSelector") if not openshift else None
+    managed = namespace_rule(openshift=config.kind == "Kueue", configuration=config.document,
+                             kueue_version=version, kueue_namespace=install.namespace)
+    path = QueuePath(lq_name, local_queue, cluster_queue, namespace_obj, managed)
     if not admitted:
-        findings.extend(queue_findings(QueuePath(lq_name, local_queue, cluster_queue, namespace_obj, openshift),
-                                       totals, ns, managed_selector))
-    elif openshift and namespace_obj is not None and \
-            ((namespace_obj.get("metadata") or {}).get("labels") or {}).get("kueue.openshift.io/managed") != "true":
-        findings.extend(queue_findings(QueuePath(lq_name, local_queue, cluster_queue, namespace_obj, openshift),
-                                       {}, ns, None)[:1])
+        findings.extend(queue_findings(path, totals, ns))
+    elif managed.how == OPENSHIFT and namespace_obj is not None and not managed.manages(namespace_obj):
+        findings.extend(queue_findings(path, {}, ns)[:1])
     if cluster_queue is not None:
         world = _quota_world(view, cluster_queue)
         queue_doc = {"localQueue": lq_name, "clusterQueue": cq_name, "cohort": cohort_of(cluster_queue),

@@ -5,8 +5,14 @@
 reported as such rather than guessed.
 """
 
+from __future__ import annotations
+
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..gates.kueue import KueueGates
 
 from ..dra.cel_errors import KUEUE_DRA_V036, CelDialect
 
@@ -48,7 +54,7 @@ class Semantics:
         return v is not None and (0, 18, 0) <= v < (0, 20, 0)
 
     @classmethod
-    def for_version(cls, version: str | None) -> "Semantics":
+    def for_version(cls, version: str | None) -> Semantics:
         text = version or DEFAULT_VERSION
         v = parse_version(text) or parse_version(DEFAULT_VERSION)
         assert v is not None
@@ -76,7 +82,7 @@ class DRAGates:
     reject_when_disabled: bool = True
 
     @classmethod
-    def from_kueue_gates(cls, gates) -> "DRAGates":
+    def from_kueue_gates(cls, gates: KueueGates) -> DRAGates:
         from ..gates.kueue import KUEUE_CONSUMABLE, KUEUE_DRA, KUEUE_EXTENDED, KUEUE_PARTITIONABLE, KUEUE_REJECT
 
         return cls(dra=gates.on(KUEUE_DRA), extended_resource=gates.on(KUEUE_EXTENDED),

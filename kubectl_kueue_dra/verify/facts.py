@@ -14,7 +14,7 @@ from typing import Any
 
 from .. import gates as g
 from ..kube import errors
-from ..kube.view import ClusterView
+from ..kube.view import ClusterView, LiveView
 from ..kueue.config import KueueConfig, load_kueue_config
 from ..kueue.install import KueueInstall, load_kueue_install
 from ..kueue.mappings import Mapping
@@ -151,8 +151,8 @@ def gather(view: ClusterView, kueue_namespace: str | None = None, probe: bool = 
         inp.minor_source = f"OpenShift {inp.openshift_version}"
 
     probed: list[str] = []
-    if view.live:
-        from ..kube.probes import dry_run_probe, read_feature_metrics
+    if isinstance(view, LiveView):
+        from .probes import dry_run_probe, read_feature_metrics
 
         inp.metrics, inp.metrics_problem = read_feature_metrics(view.client)
         for gate in (g.DRA_EXTENDED, g.DRA_PARTITIONABLE, g.DRA_CONSUMABLE):

@@ -8,14 +8,15 @@ from dataclasses import dataclass
 from ..dra.cel import CelError, SelectorEvaluator, compile_selector
 from ..dra.devices import group_pools
 from ..dra.quantity import Quantity
+from ..dra.units import PLAIN, ZERO, unit_scale
 from ..kueue.classes import class_selectors, extended_resource_winners
 from ..kueue.mappings import Mapping, lookup
-from ..kueue.queues import queues_covering
+from ..kueue.queues import quota_entries, queues_covering
 from . import fixes
 from .facts import Facts
 from .model import CLAIMS, EXTENDED, FAIL, PARTITIONABLE, PASS, SKIP, WARN
 from .registry import Result, check, names, needs
-from .supply import count_devices, counter_supply, quota_entries, total_quota, unit_family
+from .supply import count_devices, counter_supply, total_quota
 
 
 @dataclass(frozen=True)
@@ -109,7 +110,7 @@ def counter_units(f: Facts) -> Result:
     warns: list[str] = []
     checked = 0
     for r in _counter_resources(f):
-        entries = [e for e in quota_entries(f.cluster_queues or [], r.name) if e.text.strip() not in ("0", "")]
+        entries = [e for e in quota_entries(f.cluster_queues or [], r.name) if unit_scale(e.text).family != ZERO]
         checked += len(entries)
         source = r.mapping.counter_sources[0] if r.mapping else None
         smallest = None
@@ -121,7 +122,7 @@ def counter_units(f: Facts) -> Result:
         for e in entries:
             quota = total_quota([e])
             if smallest is not None and quota is not None and Quantity.from_int(0) < quota < smallest:
-                suggestion = e.text + "Gi" if unit_family(e.text) == "plain" else "<quota>"
+                suggestion = e.text + "Gi" if unit_scale(e.text).family == PLAIN else "<quota>"
                 fails.append((f"ClusterQueue {e.cluster_queue} gives {r.name} {e.text} (flavor {e.flavor}), less "
                               f"than the smallest device charges ({smallest}): no workload fits; counter units "
                               "are the driver's (bytes for memory), so write e.g. 80Gi, not 80",
@@ -132,12 +133,12 @@ def counter_units(f: Facts) -> Result:
             if e.cohort:
                 by_cohort.setdefault(e.cohort, []).append(e)
         for cohort, members in sorted(by_cohort.items()):
-            families = {unit_family(e.text) for e in members}
+            families = {unit_scale(e.text).family for e in members if unit_scale(e.text).comparable}
             if len(families) < 2:
                 continue
             shown = ", ".join(f"{e.cluster_queue} {e.text}" for e in members)
-            if "plain" in families:
-                plain = next(e for e in members if unit_family(e.text) == "plain")
+            if PLAIN in families:
+                plain = next(e for e in members if unit_scale(e.text).family == PLAIN)
                 fails.append((f"cohort {cohort} mixes unit scales for {r.name} ({shown}): a bare number is "
                               "counted in the driver's base unit, so these queues lend and borrow amounts "
                               "that differ by orders of magnitude",
@@ -152,7 +153,7 @@ def counter_units(f: Facts) -> Result:
         return Result(WARN, "; ".join(warns), None)
     if not checked:
         return Result(SKIP, "no ClusterQueue gives a nominalQuota for a counter-charged resource")
-    return Result(PASS, f"counter quotas use one unit scale per cohort and each admits at least one device")
+    return Result(PASS, "counter quotas use one unit scale per cohort and each admits at least one device")
 
 
 def _supply(f: Facts, r: DraResource, grouped: list, evaluator: SelectorEvaluator) -> tuple[Quantity | None, str]:

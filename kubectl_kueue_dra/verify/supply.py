@@ -4,14 +4,15 @@ scheduler and Kueue use)."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Sequence
+from typing import Any
+from collections.abc import Iterator, Sequence
 
 from ..dra.cel import CelError, SelectorEvaluator
 from ..dra.devices import Pool
 from ..dra.quantity import Quantity, QuantityError, parse_quantity
 from ..kueue.mappings import Source
+from ..kueue.queues import QuotaEntry
 
 Obj = dict[str, Any]
 
@@ -109,9 +110,9 @@ def counter_supply(pools: Sequence[Pool], source: Source, evaluator: SelectorEva
             for counter_set in (s.get("spec") or {}).get("sharedCounters") or []:
                 if (pool.name, str(counter_set.get("name"))) not in sets:
                     continue
-                value = ((counter_set.get("counters") or {}).get(source.name) or {}).get("value")
+                text = ((counter_set.get("counters") or {}).get(source.name) or {}).get("value")
                 try:
-                    q = parse_quantity(value) if value is not None else None
+                    q = parse_quantity(text) if text is not None else None
                 except QuantityError:
                     q = None
                 if q is not None:
@@ -120,30 +121,6 @@ def counter_supply(pools: Sequence[Pool], source: Source, evaluator: SelectorEva
 
 
 # ---- quotas --------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class QuotaEntry:
-    cluster_queue: str
-    cohort: str | None
-    flavor: str
-    text: str
-    path: str  # JSON pointer of the nominalQuota, for patches
-
-
-def quota_entries(cluster_queues: Sequence[Obj], resource: str) -> list[QuotaEntry]:
-    out = []
-    for cq in cluster_queues:
-        spec = cq.get("spec") or {}
-        cohort = spec.get("cohortName") or spec.get("cohort")
-        for gi, group in enumerate(spec.get("resourceGroups") or []):
-            for fi, flavor in enumerate(group.get("flavors") or []):
-                for ri, res in enumerate(flavor.get("resources") or []):
-                    if res.get("name") == resource and res.get("nominalQuota") is not None:
-                        out.append(QuotaEntry(cq["metadata"]["name"], cohort, str(flavor.get("name")),
-                                              str(res["nominalQuota"]),
-                                              f"/spec/resourceGroups/{gi}/flavors/{fi}/resources/{ri}/nominalQuota"))
-    return out
-
 
 def total_quota(entries: Sequence[QuotaEntry]) -> Quantity | None:
     total: Quantity | None = None
@@ -154,17 +131,3 @@ def total_quota(entries: Sequence[QuotaEntry]) -> Quantity | None:
             continue
         total = q if total is None else total + q
     return total
-
-
-_SUFFIX = re.compile(r"^[+-]?[0-9.]+(?P<suffix>.*)$")
-
-
-def unit_family(text: str) -> str:
-    """"binary" (Ki…Ei), "decimal" (k, M, G… and m, u, n) or "plain" (a bare number or exponent)."""
-    match = _SUFFIX.match(text.strip())
-    suffix = match.group("suffix") if match else ""
-    if suffix in ("Ki", "Mi", "Gi", "Ti", "Pi", "Ei"):
-        return "binary"
-    if suffix in ("n", "u", "m", "k", "M", "G", "T", "P", "E"):
-        return "decimal"
-    return "plain"

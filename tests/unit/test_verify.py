@@ -13,10 +13,8 @@ from kubectl_kueue_dra.kube import errors
 from kubectl_kueue_dra.kube.snapshot import load_objects
 from kubectl_kueue_dra.kube.view import SnapshotView
 from kubectl_kueue_dra.verify.facts import gather
-from kubectl_kueue_dra.verify.namespaces import selector_matches
 from kubectl_kueue_dra.verify.registry import REGISTRY
 from kubectl_kueue_dra.verify.run import applicable_paths, run_checks
-from kubectl_kueue_dra.verify.supply import unit_family
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 _CACHE: dict[str, list] = {}
@@ -405,6 +403,22 @@ def test_cohort_counter_units():
     assert check.status == "fail" and "mixes unit scales" in check.message
 
 
+@pytest.mark.parametrize("second,flagged", [("1Ti", False), ("320e9", True), ("1600000000000", True), ("0", False),
+                                            ("320000000k", True)])
+def test_map_and_verify_agree_on_a_cohort(second, flagged):
+    """One unit-scale classification: map's CohortUnitScaleMismatch and verify's cohort check agree."""
+    from kubectl_kueue_dra.kueue.config import load_kueue_config
+    from kubectl_kueue_dra.kueue.map_report import map_report
+
+    objects = _cohort(copy.deepcopy(example("mig-partitionable")), second)
+    check = run(objects)[0]["cohort-counter-units"]
+    view = SnapshotView(objects, "test")
+    _, findings = map_report(load_kueue_config(view, None).mappings, device_classes=None,
+                             cluster_queues=view.list("ClusterQueue"), slices=None)
+    map_flagged = any(f["code"] == "CohortUnitScaleMismatch" for f in findings)
+    assert map_flagged is flagged and (check.status != "pass") is flagged, (findings, check)
+
+
 def test_counter_quota_below_smallest_device():
     objects = example("mig-partitionable")
     cq = find(objects, "ClusterQueue", "research-cq")
@@ -468,21 +482,6 @@ def test_default_selector_excludes_kueue_namespace():
     find(objects, "LocalQueue")["metadata"]["namespace"] = "kueue-system"
     check = run(objects)[0]["managed-namespaces"]
     assert check.status == "fail" and "default managedJobsNamespaceSelector" in check.message
-
-
-def test_selector_matches():
-    labels = {"kubernetes.io/metadata.name": "a", "team": "x"}
-    assert selector_matches(None, labels) and selector_matches({}, labels)
-    assert selector_matches({"matchLabels": {"team": "x"}}, labels)
-    assert not selector_matches({"matchExpressions": [{"key": "team", "operator": "NotIn", "values": ["x"]}]}, labels)
-    assert selector_matches({"matchExpressions": [{"key": "gpu", "operator": "DoesNotExist"}]}, labels)
-    assert not selector_matches({"matchExpressions": [{"key": "gpu", "operator": "Exists"}]}, labels)
-    assert selector_matches({"matchExpressions": [{"key": "team", "operator": "In", "values": ["x", "y"]}]}, labels)
-
-
-def test_unit_family():
-    assert [unit_family(t) for t in ("160Gi", "4864Mi", "160G", "500m", "80", "1e9")] == [
-        "binary", "binary", "decimal", "decimal", "plain", "plain"]
 
 
 # ---- selection, partial access ---------------------------------------------------------------
