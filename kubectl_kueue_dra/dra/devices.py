@@ -7,6 +7,7 @@ toward completeness but carry no devices.
 """
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 from collections.abc import Iterable, Iterator, Sequence
 
@@ -90,6 +91,11 @@ class ShapeIndex:
                 ids.append(gid)
                 counts[gid] = counts.get(gid, 0) + 1
             self.pools.append((pool, devices, ids, counts))
+
+    @cached_property
+    def distinct_names(self) -> list[bool]:
+        """Per pool (in ``pools`` order): whether its devices' names are distinct, as the API requires."""
+        return [len({str(d.get("name")) for d in devices}) == len(devices) for _, devices, _, _ in self.pools]
 
     def covers(self, selectors: Sequence[str]) -> bool:
         return tuple(selectors) in self.selector_lists

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..dra.cel import CelError, SelectorEvaluator, compile_selector
-from ..dra.devices import group_pools
+from ..dra.cel import CelError, compile_selector
 from ..dra.quantity import Quantity
 from ..dra.units import PLAIN, ZERO, unit_scale
 from ..kueue.classes import class_selectors, extended_resource_winners
@@ -16,7 +15,7 @@ from . import fixes
 from .facts import Facts
 from .model import CLAIMS, EXTENDED, FAIL, PARTITIONABLE, PASS, SKIP, WARN
 from .registry import Result, check, names, needs
-from .supply import count_devices, counter_supply, total_quota
+from .supply import count_devices, total_quota
 
 
 @dataclass(frozen=True)
@@ -104,8 +103,6 @@ def counter_units(f: Facts) -> Result:
     skip = needs(f, "ClusterQueue")
     if skip:
         return skip
-    grouped = group_pools(f.slices or [])
-    evaluator = SelectorEvaluator()
     fails: list[tuple[str, str]] = []
     warns: list[str] = []
     checked = 0
@@ -116,7 +113,7 @@ def counter_units(f: Facts) -> Result:
         smallest = None
         if source is not None and f.slices:
             try:
-                smallest = counter_supply(grouped, source, evaluator).smallest
+                smallest = f.counter_supply(source).smallest
             except CelError:
                 smallest = None
         for e in entries:
@@ -156,14 +153,14 @@ def counter_units(f: Facts) -> Result:
     return Result(PASS, "counter quotas use one unit scale per cohort and each admits at least one device")
 
 
-def _supply(f: Facts, r: DraResource, grouped: list, evaluator: SelectorEvaluator) -> tuple[Quantity | None, str]:
+def _supply(f: Facts, r: DraResource) -> tuple[Quantity | None, str]:
     """(what the cluster has of resource r, in its units; or None with why)."""
     if r.mapping is not None and r.mapping.capacity_sources:
         return None, "capacity sources are not compared"
     if r.mapping is not None and r.mapping.counter_sources:
         source = r.mapping.counter_sources[0]
         try:
-            supply = counter_supply(grouped, source, evaluator)
+            supply = f.counter_supply(source)
         except CelError as e:
             return None, str(e)
         if supply.total is None:
@@ -182,7 +179,7 @@ def _supply(f: Facts, r: DraResource, grouped: list, evaluator: SelectorEvaluato
             selector_lists.append(selectors)
     if not selector_lists:
         return None, "none of its DeviceClasses exists"
-    count, errors = count_devices(grouped, selector_lists, evaluator)
+    count, errors = count_devices(f.pools, selector_lists, f.evaluator, f.shape_index)
     if errors:
         return None, next(iter(errors))
     return Quantity.from_int(count), f"devices matching {', '.join(r.classes)}"
@@ -193,8 +190,6 @@ def quota_vs_capacity(f: Facts) -> Result:
     skip = needs(f, "ClusterQueue", "ResourceSlice", "DeviceClass")
     if skip:
         return skip
-    grouped = group_pools(f.slices or [])
-    evaluator = SelectorEvaluator()
     lines, statuses = [], []
     for r in dra_resources(f):
         if r.path not in f.paths:
@@ -203,7 +198,7 @@ def quota_vs_capacity(f: Facts) -> Result:
         quota = total_quota(entries)
         if quota is None:
             continue  # not covered: quota-coverage says so
-        have, what = _supply(f, r, grouped, evaluator)
+        have, what = _supply(f, r)
         if have is None:
             lines.append(f"{r.name}: cannot compare ({what})")
             continue

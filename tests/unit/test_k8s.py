@@ -147,3 +147,22 @@ def test_before_0_15_labelled_jobs_are_managed_everywhere():
     # an unknown version is the assumed one (0.19): the selector applies
     rule = namespace_rule(openshift=False, configuration=cfg, kueue_version=None, kueue_namespace=None)
     assert rule.how == SELECTOR
+
+
+def test_explain_reports_a_namespace_outside_the_default_selector():
+    """explain (diagnose.queue_findings) asks the same rule as verify: upstream Kueue 0.19 with no
+    managedJobsNamespaceSelector does not manage its own namespace."""
+    from kubectl_kueue_dra.kueue.diagnose import QueuePath, queue_findings
+
+    rule = namespace_rule(openshift=False, configuration={}, kueue_version="0.19.2", kueue_namespace="kueue-system")
+    lq = {"spec": {"clusterQueue": "cq"}}
+    cq = {"metadata": {"name": "cq"}, "spec": {"namespaceSelector": {}}}
+
+    def codes(namespace):
+        path = QueuePath("lq", lq, cq, ns(namespace), rule)
+        return [f["code"] for f in queue_findings(path, {}, namespace)]
+
+    assert "NamespaceNotManaged" in codes("kueue-system")
+    assert "NamespaceNotManaged" not in codes("team-a")
+    message = queue_findings(QueuePath("lq", lq, cq, ns("kube-system"), rule), {}, "kube-system")[0]["message"]
+    assert "default managedJobsNamespaceSelector" in message

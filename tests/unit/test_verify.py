@@ -12,6 +12,10 @@ from kubectl_kueue_dra.cli import main
 from kubectl_kueue_dra.kube import errors
 from kubectl_kueue_dra.kube.snapshot import load_objects
 from kubectl_kueue_dra.kube.view import SnapshotView
+from kubectl_kueue_dra.dra.cel import SelectorEvaluator
+from kubectl_kueue_dra.kueue.classes import class_selectors
+from kubectl_kueue_dra.verify import facts as facts_module
+from kubectl_kueue_dra.verify import supply
 from kubectl_kueue_dra.verify.facts import gather
 from kubectl_kueue_dra.verify.registry import REGISTRY
 from kubectl_kueue_dra.verify.run import applicable_paths, run_checks
@@ -482,6 +486,55 @@ def test_default_selector_excludes_kueue_namespace():
     find(objects, "LocalQueue")["metadata"]["namespace"] = "kueue-system"
     check = run(objects)[0]["managed-namespaces"]
     assert check.status == "fail" and "default managedJobsNamespaceSelector" in check.message
+
+
+# ---- gathered once: one grouping of the pools, one evaluator ---------------------------------
+def _per_device(f, selectors, driver=None):
+    """What supply.matching answers without an index: every device evaluated on its own."""
+    return supply.matching(f.pools, selectors, SelectorEvaluator(), driver)
+
+
+@pytest.mark.parametrize("name", ["mig-partitionable", "resourceclaimtemplate", "extended-resource"])
+def test_the_shared_index_gives_the_per_device_answers(name):
+    objects = example(name)
+    # a pool whose device names repeat (the API forbids it): counted by name, not by group size
+    dup = copy.deepcopy(next(o for o in objects if o["kind"] == "ResourceSlice" and o["spec"].get("devices")))
+    dup["metadata"]["name"] += "-dup"
+    dup["spec"]["pool"] = {**dup["spec"]["pool"], "name": dup["spec"]["pool"]["name"] + "-dup", "resourceSliceCount": 1}
+    dup["spec"]["devices"] = dup["spec"]["devices"] + copy.deepcopy(dup["spec"]["devices"])
+    objects.append(dup)
+    _, f = run(objects)
+    lists = [class_selectors(dc) for dc in f.device_classes or []]
+    lists += [["device.attributes['nope'].x == 1"]]  # fails on every device: errors counted alike
+    index = f.shape_index
+    for selectors in lists + [[s.selector] for m in f.mappings or [] for s in m.counter_sources if s.selector]:
+        if selectors != lists[-1]:
+            assert index.covers(selectors), selectors
+        slow, fast = _per_device(f, selectors), supply.matching(f.pools, selectors, f.evaluator, index=index)
+        assert [(p.name, d["name"]) for p, d in fast.devices] == [(p.name, d["name"]) for p, d in slow.devices]
+        assert fast.errors == slow.errors
+        assert supply.count_devices(f.pools, [selectors], f.evaluator, index) == \
+            supply.count_devices(f.pools, [selectors], SelectorEvaluator())
+    assert supply.count_devices(f.pools, lists, f.evaluator, index) == \
+        supply.count_devices(f.pools, lists, SelectorEvaluator())
+
+
+def test_verify_groups_the_pools_once_and_evaluates_per_shape(monkeypatch):
+    calls = []
+    real = facts_module.group_pools
+    monkeypatch.setattr(facts_module, "group_pools", lambda slices: calls.append(1) or real(slices))
+    checks, f = run(example("mig-partitionable"))
+    assert len(calls) == 1  # every check reads f.pools
+    devices = sum(len(list(p.devices())) for p in f.pools)
+    lists = {tuple(class_selectors(dc)) for dc in f.device_classes or []}
+    # each selector list is evaluated on one device per group, not on every device
+    assert f.evaluator.evaluations + f.evaluator.cache_hits <= len(index_groups(f)) * (len(lists) + 2)
+    assert devices > len(index_groups(f))
+    assert checks["device-classes-match"].status in ("pass", "warn")
+
+
+def index_groups(f):
+    return f.shape_index.representatives
 
 
 # ---- selection, partial access ---------------------------------------------------------------
