@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..dra.cel import SelectorEvaluator
 from ..findings import finding
 from ..gates.kueue import derive_kueue_gates
 from ..kube.view import ClusterView
@@ -21,19 +22,12 @@ from .charge import (
     format_usage,
 )
 from .config import KueueConfig, load_kueue_config
-from .diagnose import (
-    QueuePath,
-    cause_of,
-    compare,
-    condition,
-    is_admitted,
-    queue_findings,
-    quota_findings,
-    quota_table,
-    recorded_usage,
-)
+from .diagnose import QueuePath, cause_of, compare, condition, is_admitted, queue_findings, recorded_usage
 from .explain_inputs import adjust_inputs, gate_on, resource_rules
 from .install import load_kueue_install
+from .namespaces import OPENSHIFT, namespace_rule
+from .quota import QuotaWorld, quota_findings, quota_table
+from .quota_tree import cohort_of
 from .partial_report import (
     admissibility_findings,
     admission_counts_findings,
@@ -67,6 +61,7 @@ class KueueContext:
     rules: ResourceRules
     #: Kueue's PartialAdmission gate (beta, on by default since 0.5)
     partial_admission: bool = True
+    kueue_namespace: str | None = None
 
 
 def kueue_context(view: ClusterView, settings: Settings) -> KueueContext:
@@ -97,7 +92,7 @@ def kueue_context(view: ClusterView, settings: Settings) -> KueueContext:
     return KueueContext(config, Semantics.for_version(version), version_source,
                         {name: state.on for name, state in kueue_gates.gates.items()},
                         DRAGates.from_kueue_gates(kueue_gates), findings, rules,
-                        gate_on("PartialAdmission", install.cli_gates, install.config_gates))
+                        gate_on("PartialAdmission", install.cli_gates, install.config_gates), install.namespace)
 
 
 def _charge_inputs(view: ClusterView, ctx: KueueContext, subject: Subject, slices: _SliceSource) -> ChargeInputs:
@@ -108,6 +103,7 @@ def _charge_inputs(view: ClusterView, ctx: KueueContext, subject: Subject, slice
         namespace=ns, semantics=ctx.semantics, gates=ctx.gates, mappings=ctx.config.mappings,
         device_classes=view.try_list("DeviceClass") or [], claim_templates=templates, slices=[], slice_source=slices,
         resource_slice_api=view.serves("ResourceSlice") if view.live else True,
+        evaluator=SelectorEvaluator(ctx.semantics.cel_dialect),
         rules=ctx.rules, adjust=adjust_inputs(view, ns, subject.podsets))
 
 
@@ -169,27 +165,43 @@ def _queue_part(view: ClusterView, subject: Subject, ctx: KueueContext, result: 
         (((wl or {}).get("status") or {}).get("admission") or {}).get("clusterQueue")
     cluster_queue = view.try_get("ClusterQueue", cq_name) if cq_name else None
     namespace_obj = view.try_get("Namespace", ns)
-    openshift = config.kind == "Kueue"
-    managed_selector = config.document.get("managedJobsNamespaceSelector") if not openshift else None
-    path = QueuePath(lq_name, local_queue, cluster_queue, namespace_obj, openshift)
+    managed = namespace_rule(openshift=config.kind == "Kueue", configuration=config.document,
+                             kueue_version=ctx.semantics.version, kueue_namespace=ctx.kueue_namespace)
+    path = QueuePath(lq_name, local_queue, cluster_queue, namespace_obj, managed)
     if not admitted:
-        findings.extend(queue_findings(path, totals, ns, managed_selector))
-    elif openshift and namespace_obj is not None and \
-            ((namespace_obj.get("metadata") or {}).get("labels") or {}).get("kueue.openshift.io/managed") != "true":
-        findings.extend(queue_findings(path, {}, ns, None)[:1])
+        findings.extend(queue_findings(path, totals, ns))
+    elif managed.how == OPENSHIFT and namespace_obj is not None and not managed.manages(namespace_obj):
+        findings.extend(queue_findings(path, {}, ns)[:1])
     if cluster_queue is None:
         return None, findings
-    rows = quota_table(cluster_queue, totals, binary)
-    queue_doc = {"localQueue": lq_name, "clusterQueue": cq_name, "quota": rows}
+    world = quota_world(view, cluster_queue)
+    queue_doc = {"localQueue": lq_name, "clusterQueue": cq_name, "cohort": cohort_of(cluster_queue),
+                 "quota": quota_table(world, totals, binary), "verdict": None}
     if wl is not None and not admitted and not result.rejected:
-        findings.extend(quota_findings(cluster_queue, totals, binary))
+        quota_found, queue_doc["verdict"] = quota_findings(world, [(ps.name, ps.total) for ps in result.podsets],
+                                                           binary)
+        findings.extend(quota_found)
     if wl is None and not result.rejected:
+        rows = queue_doc["quota"]
         fits = all(r["fits"] for r in rows) and len(rows) == len([n for n, v in totals.items() if v])
         findings.append(finding("info" if fits else "warning", "WhatIfFit",
                                 f"it would {'fit in' if fits else 'not fit in'} ClusterQueue {cq_name} now "
-                                f"({'enough' if fits else 'not enough'} unused nominal quota)",
+                                f"({'enough' if fits else 'not enough'} unused quota"
+                                f"{' in its cohort' if queue_doc['cohort'] else ''})",
                                 None if fits else "see the quota table: raise nominalQuota or wait"))
     return queue_doc, findings
+
+
+def quota_world(view: ClusterView, cluster_queue: dict[str, Any]) -> QuotaWorld:
+    """The ClusterQueue, and every ClusterQueue and Cohort when it is in a cohort."""
+    if not cohort_of(cluster_queue):
+        return QuotaWorld(cluster_queue)
+    queues, cohorts = view.try_list("ClusterQueue"), view.try_list("Cohort")
+    problem = None
+    if queues is None or cohorts is None:
+        problem = "the " + " and ".join(k for k, v in (("ClusterQueues", queues), ("Cohorts", cohorts)) if v is None) \
+            + " could not be read"
+    return QuotaWorld(cluster_queue, queues, cohorts, problem)
 
 
 def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str, Any]:
@@ -214,8 +226,9 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
         findings.extend(more)
     queue_doc, more = _queue_part(view, subject, ctx, result, admitted, totals, binary)
     findings.extend(more)
-    partial_doc, more = partial_admission_part(_cluster_queue(view, subject), subject.podsets, result, admitted,
-                                               ctx.partial_admission, binary)
+    cluster_queue = _cluster_queue(view, subject)
+    partial_doc, more = partial_admission_part(quota_world(view, cluster_queue) if cluster_queue else None,
+                                               subject.podsets, result, admitted, ctx.partial_admission, binary)
     findings.extend(more)
 
     allocated = _allocations(view, subject, slices)

@@ -13,7 +13,10 @@ from typing import Any
 from ..findings import finding
 from .admissibility import admissibility_message
 from .charge import ChargeResult
-from .diagnose import cause_of, quota_table
+from .diagnose import cause_of
+from .queues import covered_resources
+from .quota import QuotaWorld, Verdict, verdict
+from .quota_tree import TreeError
 from .partial import can_be_partially_admitted, search
 from .podsets import PodSet
 
@@ -50,35 +53,18 @@ def admission_counts_findings(result: ChargeResult) -> list[dict[str, Any]]:
     return out
 
 
-def _totals(result: ChargeResult, counts: dict[str, int]) -> dict[str, int]:
-    totals: dict[str, int] = {}
-    for ps in result.podsets:
-        for name, v in ps.per_pod.items():
-            if name not in ps.unknown:
-                totals[name] = totals.get(name, 0) + v * counts.get(ps.name, ps.count)
-    return totals
+def _per_podset(result: ChargeResult, counts: dict[str, int]) -> list[tuple[str, dict[str, int]]]:
+    """(pod set, {resource: total}) at the given counts, what the flavor assigner is asked."""
+    return [(ps.name, {name: v * counts.get(ps.name, ps.count) for name, v in ps.per_pod.items()
+                       if name not in ps.unknown and v > 0}) for ps in result.podsets]
 
 
-def _unpredictable(cq: dict[str, Any]) -> str | None:
-    """Why the unused quota of the ClusterQueue alone does not decide a fit."""
-    spec = cq.get("spec") or {}
-    if spec.get("cohortName") or spec.get("cohort"):
-        return "the ClusterQueue is in a cohort: what it can borrow depends on the other queues"
-    offered: dict[str, int] = {}
-    for group in spec.get("resourceGroups") or []:
-        for flavor in group.get("flavors") or []:
-            for res in flavor.get("resources") or []:
-                offered[res.get("name")] = offered.get(res.get("name"), 0) + 1
-    if any(n > 1 for n in offered.values()):
-        return "a resource is offered by several flavors"
-    return None
-
-
-def partial_admission_part(cluster_queue: dict[str, Any] | None, podsets: list[PodSet], result: ChargeResult,
+def partial_admission_part(world: QuotaWorld | None, podsets: list[PodSet], result: ChargeResult,
                            admitted: bool, enabled: bool,
                            binary: set[str]) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
     """For a workload that is not admitted and may be admitted partially: the counts the reducer
-    would admit it with now, or that not even its minCounts fit."""
+    would admit it with now (each tried count judged by the quota verdict, cohort included), or
+    that not even its minCounts fit."""
     if admitted or result.rejected or not can_be_partially_admitted(podsets):
         return None, []
     doc: dict[str, Any] = {"enabled": enabled, "minCounts": {ps.name: ps.min_count for ps in podsets},
@@ -86,41 +72,42 @@ def partial_admission_part(cluster_queue: dict[str, Any] | None, podsets: list[P
     if not enabled:
         doc["reason"] = "the PartialAdmission feature gate is off"
         return doc, []
-    if cluster_queue is None:
+    if world is None:
         doc["reason"] = "the ClusterQueue is unknown"
         return doc, []
-    why = _unpredictable(cluster_queue)
-    if why:
-        doc["reason"] = why
+    covered = covered_resources(world.cluster_queue)
+    if any(name not in covered for _, totals in _per_podset(result, {}) for name in totals):
+        doc["reason"] = "a resource is not covered by the ClusterQueue: no count fits"
+        doc["possible"] = False
         return doc, []
 
     def fits(counts: dict[str, int]) -> bool:
-        totals = _totals(result, counts)
-        rows = {r["resource"]: r for r in quota_table(cluster_queue, totals, binary)}
-        return all(name in rows and rows[name]["fits"] for name, v in totals.items() if v > 0)
+        return verdict(world, _per_podset(result, counts), binary) is None
 
     full = {ps.name: ps.count for ps in podsets}
-    if fits(full):
-        doc.update(possible=True, counts=full, reason="the full counts fit")
+    try:
+        if fits(full):
+            doc.update(possible=True, counts=full, reason="the full counts fit")
+            return doc, []
+        found = search(podsets, fits)
+        at_minimum = None if found.counts else verdict(world, _per_podset(result, found.minimum), binary)
+    except TreeError as e:
+        doc["reason"] = f"the quota of the cohort is unknown: {e}"
         return doc, []
-    found = search(podsets, fits)
     doc.update(possible=found.counts is not None, counts=found.counts)
-    return doc, [_search_finding(podsets, found.counts, found.minimum, result, cluster_queue, binary)]
+    return doc, [_search_finding(podsets, found.counts, found.minimum, at_minimum, world)]
 
 
 def _search_finding(podsets: list[PodSet], counts: dict[str, int] | None, minimum: dict[str, int],
-                    result: ChargeResult, cq: dict[str, Any], binary: set[str]) -> dict[str, Any]:
-    cq_name = (cq.get("metadata") or {}).get("name")
+                    at_minimum: Verdict | None, world: QuotaWorld) -> dict[str, Any]:
+    cq_name = (world.cluster_queue.get("metadata") or {}).get("name")
     if counts is not None:
         sets = ", ".join(f"{ps.name} with {counts[ps.name]} of {ps.count} pods" for ps in podsets)
         return finding("info", "PartialAdmissionFits",
                        f"partial admission fits ClusterQueue {cq_name} now: Kueue's pod-count search admits "
                        f"{sets}", None)
     low = ", ".join(f"{ps.name} {minimum[ps.name]} of {ps.count}" for ps in podsets)
-    short = [f"{r['resource']} needs {r['request']}, {r['free']} unused"
-             for r in quota_table(cq, _totals(result, minimum), binary) if not r["fits"]]
+    why = "; ".join(r.text for r in at_minimum.reasons) if at_minimum else "no flavor fits"
     return finding("warning", "PartialAdmissionDoesNotFit",
-                   f"not even partial admission fits ClusterQueue {cq_name} now: at the minimum counts ({low}) "
-                   f"{'; '.join(short) or 'a resource is not covered'}",
+                   f"not even partial admission fits ClusterQueue {cq_name} now: at the minimum counts ({low}): {why}",
                    "wait for quota, lower minCount (kueue.x-k8s.io/job-min-parallelism) or raise nominalQuota")
-

@@ -9,9 +9,9 @@ from typing import Any
 from ..errors import UserError
 from ..kube.refs import Ref
 from ..kube.view import ClusterView
+from .names import QUEUE_LABEL
 from .podsets import PodSet, podsets_from_manifest, podsets_from_workload
 
-QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 JOB_NAME_LABEL = "batch.kubernetes.io/job-name"
 
 

@@ -71,6 +71,12 @@ def _fmt(usage: dict[str, str]) -> str:
 
 
 # ------------------------------------------------------------------------------------- the world
+def items_of(doc: dict) -> list[dict]:
+    """The objects of a ``kubectl get -o json`` answer: a List's items, or the one object that
+    ``kubectl get KIND NAME`` returns for a single name."""
+    return doc["items"] if doc.get("kind", "").endswith("List") or "items" in doc else [doc]
+
+
 DRA_KINDS = "deviceclasses.resource.k8s.io,resourceslices.resource.k8s.io"
 WORLD_KINDS = DRA_KINDS + ",runtimeclasses.node.k8s.io"
 
@@ -86,7 +92,7 @@ def load_world(cluster: Cluster, world: World) -> None:
             cluster.apply(group)
             names = [d["metadata"]["name"] for d in group]
             stamps = {d["metadata"]["creationTimestamp"] for d in
-                      cluster.get_json("deviceclasses.resource.k8s.io", *names)["items"]}
+                      items_of(cluster.get_json("deviceclasses.resource.k8s.io", *names))}
             if len(stamps) == 1:
                 break
             cluster.kubectl("delete", "deviceclasses.resource.k8s.io", *names, "--wait=true")
@@ -115,6 +121,10 @@ def create_scenarios(cluster: Cluster, group: list[Scenario], run_id: str) -> li
         rest += [s.cluster_queue(cq),
                  {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue",
                   "metadata": {"name": "lq", "namespace": ns}, "spec": {"clusterQueue": cq}}]
+        for o in s.cluster_objects(cq):
+            if o["kind"] == "LocalQueue":
+                o["metadata"]["namespace"] = ns
+            rest.append(o)
         for o in s.objects:
             o = json.loads(json.dumps(o))
             o["metadata"]["namespace"] = ns
@@ -165,7 +175,7 @@ def settle(cluster: Cluster, subjects: list[tuple[str, str]], timeout: float = S
     deadline = time.monotonic() + timeout
     last: list[dict] = []
     while time.monotonic() < deadline and len(settled) < len(subjects):
-        last = cluster.get_json("workloads.kueue.x-k8s.io", "-A")["items"]
+        last = items_of(cluster.get_json("workloads.kueue.x-k8s.io", "-A"))
         now = time.monotonic()
         for key in subjects:
             if key in settled:
@@ -277,13 +287,19 @@ def judge(row: Row, wl: dict, doc: dict | None, err: str) -> Row:
     problems += diffs
     if want_code not in codes:
         problems.append(f"finding code {want_code} not predicted (got {codes})")
-    elif want_code in EXACT_MESSAGE_CODES and not any(
+    if want_code in QUOTA_CODES:  # the verdict's message and number, not only its code
+        said = ((doc.get("queue") or {}).get("verdict") or {}).get("message")
+        row.details["predictedMessage"] = said
+        if said != message:
+            problems.append(f"quota message differs: explain {said!r}")
+    if want_code in EXACT_MESSAGE_CODES and not any(
             message in (f.get("message") or "") for f in doc.get("findings") or [] if f.get("code") == want_code):
         problems.append(f"{want_code}: explain does not predict Kueue's message")
     row.agree, row.why = not problems, "; ".join(problems)
     return row
 
 
+QUOTA_CODES = ("ExceedsQuota", "QuotaExhausted")
 #: pending verdicts whose message explain predicts character for character (not only the code)
 EXACT_MESSAGE_CODES = ("RequestsExceedLimits", "LimitRangeViolated")
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...dra.cel import CelError, compile_selector
+from ...dra.cel import KUEUE_DRA_V036, CelDialect, CelError, compile_selector
 from ..fielderrors import INTERNAL, INVALID, FieldError, FieldPath
 from ..podsets import PodSet
 from .inputs import ChargeInputs
@@ -66,11 +66,12 @@ def cel_requests(spec: dict[str, Any]) -> list[CelRequest]:
     return out
 
 
-def compile_errors(expressions: list[str], path: FieldPath, context: str) -> list[FieldError]:
+def compile_errors(expressions: list[str], path: FieldPath, context: str,
+                   dialect: CelDialect = KUEUE_DRA_V036) -> list[FieldError]:
     errors = []
     for i, expr in enumerate(expressions):
         try:
-            compile_selector(expr)
+            compile_selector(expr, dialect)
         except CelError as e:
             errors.append(FieldError(INVALID, str(path.index(i).child("cel", "expression")),
                                      f"{context}: {e}", expr))

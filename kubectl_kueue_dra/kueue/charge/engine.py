@@ -76,8 +76,8 @@ class ChargeEngine:
                 return result
             if has_dra(podsets):
                 result.notes.append(Note("DRAIgnored", "KueueDRAIntegration and KueueDRARejectWorkloadsWhenDRADisabled "
-                                                       "are off: Kueue ignores the resource claims, the devices are not "
-                                                       "charged"))
+                                                       "are off: Kueue ignores the resource claims, the devices are "
+                                                       "not charged"))
         elif needs_dra_reconcile(podsets, inp):
             if any(c.get("resourceClaimName") for ps in adjusted for c in claims(ps.spec)):
                 result.failed_step = "resource-claims"
@@ -138,7 +138,7 @@ class ChargeEngine:
                     notes.append(Note(
                         "LimitsOnlyExtendedResource",
                         f"container {c.get('name')} sets {name} only in limits: Kueue decides whether a workload "
-                        "uses DRA before it copies limits into requests, so "
-                        f"{name} is charged under its own name, not through its DeviceClass (kubernetes-sigs/kueue#14393)",
+                        f"uses DRA before it copies limits into requests, so {name} is charged under its own name, "
+                        "not through its DeviceClass (kubernetes-sigs/kueue#14393)",
                         f"set resources.requests.{name} as well as the limit"))
         return notes

@@ -50,7 +50,8 @@ def _entries(ps: PodSet, i: int) -> dict[str, list[_Entry]]:
                     continue
                 q = parse_quantity(raw)
                 if q.value > 0:
-                    entries.setdefault(name, []).append(_Entry(key, c.get("name") or "", q, str(base.child(key).index(j))))
+                    path = str(base.child(key).index(j))
+                    entries.setdefault(name, []).append(_Entry(key, c.get("name") or "", q, path))
     return entries
 
 

@@ -67,7 +67,7 @@ def match_devices(inputs: ChargeInputs, source: Source, class_selectors: list[st
             elif outcome is not False:
                 what, e = outcome
                 raise Stop(step, [FieldError(INTERNAL, rpath, f"CEL evaluation error in {what} for device "
-                                                              f"{device.get('name')}: {e}")])
+                                                              f"{device.get('name')}: {e.detail}")])
         pools += len(matched) > before
     return Matched(matched, pools)
 
@@ -85,5 +85,6 @@ def _outcome(ev: SelectorEvaluator, steps: tuple[tuple[str, list[str]], ...], dr
 
 def require_count(matched: Matched, r: Request, what: str, step: str) -> None:
     if len(matched.devices) < r.count:
-        raise Stop(step, [FieldError(INTERNAL, r.path, f"insufficient matching devices for {what} driver: "
-                                                       f"{len(matched.devices)} device(s) match but {r.count} requested")])
+        raise Stop(step, [FieldError(INTERNAL, r.path,
+                                     f"insufficient matching devices for {what} driver: "
+                                     f"{len(matched.devices)} device(s) match but {r.count} requested")])

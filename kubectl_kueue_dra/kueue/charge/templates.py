@@ -172,7 +172,8 @@ def _check_one(inputs: ChargeInputs, r: CelRequest, rpath: FieldPath, devices: l
     try:
         n = _count_matches(inputs.evaluator, class_selectors, r, devices, matched)
     except CelEvalError as e:
-        return FieldError(INVALID, sel_path, f"CEL evaluation failed for DeviceClass {r.device_class}: {e}", None)
+        return FieldError(INVALID, sel_path, f"CEL evaluation failed for DeviceClass {r.device_class}: {e.detail}",
+                          None)
     if n < r.count:
         return FieldError(INTERNAL, sel_path,
                           f"insufficient matching devices for CEL selector in DeviceClass {r.device_class}: "
