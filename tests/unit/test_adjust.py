@@ -262,3 +262,38 @@ def test_rules_come_from_the_configmap_only():
     assert set(rules.transformations) == {"nvidia.com/mig-1g.5gb", "example.com/vgpu"} and not findings
     rules, findings = resource_rules(KueueConfig("Kueue", "cluster", None, resources))
     assert rules == ResourceRules() and [f["code"] for f in findings] == ["ResourceRulesNotRendered"]
+
+
+def test_partial_admission_report_asks_the_quota_verdict_per_count():
+    from kubectl_kueue_dra.kueue.charge import ChargeResult
+    from kubectl_kueue_dra.kueue.partial_report import partial_admission_part
+    from kubectl_kueue_dra.kueue.quota import QuotaWorld
+
+    def queue(name, gpus, reserved="0", cohort=None, lending=None):
+        res = {"name": "example.com/gpu", "nominalQuota": gpus}
+        if lending is not None:
+            res["lendingLimit"] = lending
+        spec = {"resourceGroups": [{"coveredResources": ["example.com/gpu"],
+                                    "flavors": [{"name": "f", "resources": [res]}]}]}
+        if cohort:
+            spec["cohortName"] = cohort
+        return {"metadata": {"name": name}, "spec": spec, "status": {"flavorsReservation": [
+            {"name": "f", "resources": [{"name": "example.com/gpu", "total": reserved}]}]}}
+
+    sets = [PodSet("main", 8, {"spec": {}}, 2)]
+    ps = charge(spec(c()), count=8, min_count=2)
+    ps.per_pod = {"example.com/gpu": 1}
+    result = ChargeResult([ps])
+    doc, found = partial_admission_part(QuotaWorld(queue("q", "10", "5")), sets, result, False, True, set())
+    assert doc["counts"] == {"main": 5} and [f["code"] for f in found] == ["PartialAdmissionFits"]
+    doc, found = partial_admission_part(QuotaWorld(queue("q", "1")), sets, result, False, True, set())
+    assert doc["possible"] is False and [f["code"] for f in found] == ["PartialAdmissionDoesNotFit"]
+    assert "insufficient quota for example.com/gpu" in found[0]["message"]
+    # in a cohort: the other queue lends 3 of its 4, so 1 + 3 = 4 pods fit
+    own, other = queue("q", "1", cohort="c"), queue("other", "4", cohort="c", lending="3")
+    doc, _ = partial_admission_part(QuotaWorld(own, [own, other], []), sets, result, False, True, set())
+    assert doc["counts"] == {"main": 4}
+    doc, _ = partial_admission_part(QuotaWorld(own, None, None, "forbidden"), sets, result, False, True, set())
+    assert doc["possible"] is None and "forbidden" in doc["reason"]
+    assert partial_admission_part(QuotaWorld(own), sets, result, False, False, set())[0]["reason"] == \
+        "the PartialAdmission feature gate is off"
