@@ -167,9 +167,9 @@ def compare(result: ChargeResult, recorded: dict[str, dict[str, str]], source: s
     return findings
 
 
-_MISMATCH_FIX = ("Kueue computes the charge once, while the workload is pending: ResourceSlices or "
-                 "DeviceClasses changed since then, the config changed without a restart, or the Kueue "
-                 "version differs (pass --kueue-version)")
+_MISMATCH_FIX = ("Kueue computes the charge once, while the workload is pending: ResourceSlices, DeviceClasses, "
+                 "the namespace's LimitRanges or RuntimeClasses changed since then, the config changed without a "
+                 "restart, or the Kueue version differs (pass --kueue-version)")
 
 
 @dataclass
