@@ -297,3 +297,17 @@ def test_partial_admission_report_asks_the_quota_verdict_per_count():
     assert doc["possible"] is None and "forbidden" in doc["reason"]
     assert partial_admission_part(QuotaWorld(own), sets, result, False, False, set())[0]["reason"] == \
         "the PartialAdmission feature gate is off"
+
+
+def test_an_extended_resource_only_a_limit_range_default_adds_keeps_its_own_name():
+    """Kueue decides on DRA before the defaults (oracle: lr-extended-resource-no-claim)."""
+    inputs = ChargeInputs(namespace="ns", semantics=Semantics.for_version("0.19.2"), gates=DRAGates(),
+                          mappings=parse_mappings([{"name": "example.com/gpu", "deviceClassNames": ["vgpu.example.com"]}]),
+                          device_classes=[{"metadata": {"name": "vgpu.example.com"},
+                                           "spec": {"extendedResourceName": "example.com/vgpu"}}],
+                          claim_templates={}, slices=[],
+                          adjust=AdjustInputs("ns", [limit_range("vgpu", {"type": "Container",
+                                                                          "defaultRequest": {"example.com/vgpu": "1"}})]))
+    res = ChargeEngine(inputs).compute([PodSet("main", 2, {"spec": spec(c(requests={"cpu": "1"}))})])
+    assert res.podsets[0].total == {"cpu": 2000, "example.com/vgpu": 2}
+    assert [n.code for n in res.notes] == ["DefaultedExtendedResource"]

@@ -92,8 +92,9 @@ class ChargeEngine:
                 return result
             result.dra_processed = True
         else:
-            for ps in podsets:
+            for ps, tally in zip(podsets, tallies):
                 result.notes.extend(self._limits_only_notes(ps))
+                result.notes.extend(self._defaulted_notes(tally.charge))
         for ps, tally in zip(adjusted, tallies):
             self._standard_requests(ps.spec, tally)
         return result
@@ -125,6 +126,22 @@ class ChargeEngine:
         charge.replaced = sorted(tally.replaced)
         charge.transformations, charge.excluded = t.lines, t.excluded
         charge.unknown.update(t.ambiguous)
+
+    def _defaulted_notes(self, charge: PodSetCharge) -> list[Note]:
+        """An extended resource of a DeviceClass that only a LimitRange default puts in the pod:
+        Kueue decides whether the workload uses DRA before AdjustResources, so it is charged
+        under its own name (oracle scenario lr-extended-resource-no-claim)."""
+        if not self.inputs.gates.extended_resource:
+            return []
+        backed = self.inputs.extended_resource_names()
+        names = sorted({a.resource for a in charge.adjustments
+                        if a.step == "limitRangeDefaultRequest" and a.resource in backed})
+        return [Note("DefaultedExtendedResource",
+                     f"pod set {charge.name}: {name} comes only from a LimitRange default: Kueue decides whether a "
+                     f"workload uses DRA before it applies LimitRange defaults, so {name} is charged under its own "
+                     "name, not through its DeviceClass",
+                     f"set resources.requests.{name} in the pod template to charge it through its DeviceClass")
+                for name in names]
 
     def _limits_only_notes(self, ps: PodSet) -> list[Note]:
         if not self.inputs.gates.extended_resource:
