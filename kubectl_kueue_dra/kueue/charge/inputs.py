@@ -28,7 +28,8 @@ class ChargeInputs:
     rules: ResourceRules = field(default_factory=ResourceRules)
     #: LimitRanges and RuntimeClasses for AdjustResources
     adjust: AdjustInputs = field(default_factory=AdjustInputs)
-    evaluator: SelectorEvaluator = field(default_factory=SelectorEvaluator)
+    #: None: one in the Kueue version's CEL dialect (``Semantics.cel_dialect``)
+    evaluator: SelectorEvaluator = None  # type: ignore[assignment]
     #: when set, ResourceSlices come from here instead of ``slices``, read only when a path needs
     #: them: ``slice_source(None)`` every slice, ``slice_source(driver)`` that driver's (a field
     #: selector on a live cluster). Every slice is asked for first when it is needed at all, so
@@ -36,6 +37,8 @@ class ChargeInputs:
     slice_source: Callable[[str | None], list[dict[str, Any]]] | None = None
 
     def __post_init__(self) -> None:
+        if self.evaluator is None:
+            self.evaluator = SelectorEvaluator(self.semantics.cel_dialect)
         self.classes_by_name = {dc["metadata"]["name"]: dc for dc in self.device_classes}
         self._pools_by_driver: dict[str, list[Pool]] = {}
 

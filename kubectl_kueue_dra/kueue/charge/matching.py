@@ -27,7 +27,7 @@ class Matched:
 
 def class_and_request_selectors(inputs: ChargeInputs, r: Request, step: str) -> tuple[list[str], list[str]]:
     dc = r.device_class
-    klass = inputs.classes_by_name.get(dc)
+    klass = inputs.classes_by_name.get(dc) if dc else {}  # no class name: Kueue skips the lookup
     rpath = r.claim_path.child("devices", "requests").index(r.k)
     if klass is None:
         raise Stop(step, [FieldError(INTERNAL, str(rpath),

@@ -160,7 +160,8 @@ def _validate_cel_against_devices(inputs: ChargeInputs, spec: dict[str, Any], ba
 
 def _check_one(inputs: ChargeInputs, r: CelRequest, rpath: FieldPath, devices: list[tuple[str, dict[str, Any]]],
                matched: set[int]) -> FieldError | None:
-    klass = inputs.classes_by_name.get(r.device_class)
+    # no class name: Kueue skips the lookup
+    klass = inputs.classes_by_name.get(r.device_class) if r.device_class else {}
     if klass is None:
         return FieldError(INTERNAL, str(rpath),
                           f'failed to get DeviceClass {r.device_class}: {not_found("DeviceClass", r.device_class)}')
