@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..gates.kueue import KueueGates
 
+from ..dra.cel_errors import KUEUE_DRA_V036, CelDialect
+
 DEFAULT_VERSION = "0.19.2"
 SUPPORTED = "0.18.0 – 0.19.x"
 
@@ -42,6 +44,9 @@ class Semantics:
     counters_binary_rendering: bool
     #: >= 0.18.5 / 0.19.1: extended resources resolve to the class the scheduler picks
     er_scheduler_class_choice: bool
+    #: how Kueue's vendored k8s.io/dynamic-resource-allocation builds ``device`` and words CEL errors
+    #: (v0.18.x: v0.36.1, v0.19.x: v0.36.2, the same cel/compile.go; both with Features{})
+    cel_dialect: CelDialect = KUEUE_DRA_V036
 
     @staticmethod
     def supported(version: str) -> bool:
