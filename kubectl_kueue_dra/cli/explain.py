@@ -55,8 +55,8 @@ def explain(ctx: click.Context, reference: str | None, filename: str | None, kue
     Kueue does, compares it with what Kueue recorded, and checks the queue path.
     """
     from ..kube.refs import parse_ref
-    from ..kueue.explain import (Settings, explain as run_explain, resolve, resolve_in_all_namespaces,
-                                  subject_from_manifest)
+    from ..kueue.explain import Settings, explain as run_explain
+    from ..kueue.subject import resolve, resolve_in_all_namespaces, subject_from_manifest
     from ..render.explain import explain_text
     from ..render.output import emit
 
