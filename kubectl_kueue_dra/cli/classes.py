@@ -35,6 +35,7 @@ def classes(ctx: click.Context, kueue_namespace: str | None) -> int:
     from ..dra.devices import group_pools
     from ..kueue.classes import classes_report
     from ..kueue.config import load_kueue_config
+    from ..kueue.installation import installation_of
     from ..render.classes import classes_text
     from ..render.output import emit
 
@@ -44,18 +45,20 @@ def classes(ctx: click.Context, kueue_namespace: str | None) -> int:
         raise UserError("this cluster does not serve resource.k8s.io (DRA): Kubernetes 1.34+ with "
                         "DynamicResourceAllocation is needed")
     device_classes = view.list("DeviceClass")
-    config = load_kueue_config(view, kueue_namespace)
+    installation = installation_of(view, load_kueue_config(view, kueue_namespace))
+    config = installation.config
     cluster_queues = view.try_list("ClusterQueue")
     slices = view.try_list("ResourceSlice")
     pools = group_pools(slices) if slices is not None else None
 
     findings: list[dict[str, Any]] = config_findings(config, view)
-    report = classes_report(device_classes, mappings=config.mappings if config.found else None,
+    report = classes_report(device_classes, mappings=installation.effective.mappings if config.found else None,
                             cluster_queues=cluster_queues, pools=pools, evaluator=SelectorEvaluator())
     findings = unreadable_findings(view) + findings
     document = {
         "source": view.source,
         "kueueConfig": config.target() if config.found else None,
+        "kueueInstallation": installation.to_json(),
         "partial": bool(view.unreadable),
         "deviceClasses": report,
         "findings": findings,

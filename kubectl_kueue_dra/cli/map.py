@@ -77,6 +77,7 @@ def map_(ctx: click.Context, kueue_namespace: str | None) -> int:
         "source": view.source,
         "target": config.target(),
         "kueueVersion": facts.kueue_version,
+        "kueueInstallation": facts.installation.to_json() if facts.installation else None,
         "partial": bool(view.unreadable),
         "mappings": mappings,
         "findings": unreadable_findings(view) + findings,

@@ -20,8 +20,9 @@ from ..kueue.config import CONFIG_KEY, DEPLOYMENT_NAME, OPENSHIFT_CR_NAME, Kueue
 from ..kueue.mapping_edits import current_mappings, with_object_mappings
 from ..kueue.mapping_rules import Violation, new_violations, validate
 from ..kueue.mappings import parse_mappings
-from ..kueue.target import (OPERATOR_ANNOTATION, OPERATOR_NAMESPACE, TargetFacts, operator_facts,
-                            operator_managed_reason, upstream_facts)
+from ..kueue.installation import installation_of
+from ..kueue.target import OPERATOR_ANNOTATION, OPERATOR_NAMESPACE, TargetFacts, operator_managed_reason
+from ..kueue.target import target_facts as rules_of
 from ..render.map import object_text, target_text, unified_diff
 
 Edit = Callable[[list[Any], str], list[Any]]  # (current raw list, dialect) -> new raw list
@@ -88,15 +89,8 @@ def find_target(view: ClusterView, kueue_namespace: str | None) -> KueueConfig:
 
 
 def target_facts(view: ClusterView, config: KueueConfig, kueue_version: str | None) -> TargetFacts:
-    device_classes = view.try_list("DeviceClass")
-    if config.kind == "Kueue":
-        namespace = ((config.deployment or {}).get("metadata") or {}).get("namespace") \
-            or OPERATOR_NAMESPACE
-        csvs = view.try_list("ClusterServiceVersion", namespace) \
-            if view.serves("ClusterServiceVersion") else None
-        return operator_facts(featuregate=view.try_get("FeatureGate", "cluster"), csvs=csvs,
-                              device_classes=device_classes, version_override=kueue_version)
-    return upstream_facts(config, device_classes=device_classes, version_override=kueue_version)
+    installation = installation_of(view, config, kueue_version=kueue_version)
+    return rules_of(installation, view.try_list("DeviceClass"))
 
 
 # ---- the change -----------------------------------------------------------------------------
@@ -205,6 +199,7 @@ def apply_change(view: ClusterView, req: ChangeRequest) -> tuple[dict[str, Any],
         "resourceVersion": (result.after.get("metadata") or {}).get("resourceVersion") if written else None,
         "kueueVersion": facts.kueue_version,
         "checkedWith": {"rules": facts.rules.describe(), "notes": facts.notes},
+        "kueueInstallation": facts.installation.to_json() if facts.installation else None,
         "summary": _summary(req, config, seen, result.changed),
         "diff": _diff(config, result.before, result.after) if result.changed else "",
         "mappings": [m.to_json() for m in parse_mappings(after_raw)],

@@ -27,47 +27,6 @@ def client_version() -> dict[str, Any]:
     }
 
 
-def _manager_image(deployment: dict[str, Any] | None) -> str | None:
-    containers = ((((deployment or {}).get("spec") or {}).get("template") or {}).get("spec") or {}).get(
-        "containers") or []
-    manager = next((c for c in containers if c.get("name") == "manager"), containers[0] if containers else None)
-    return (manager or {}).get("image")
-
-
-def _operator_version(view: Any, namespace: str | None) -> str | None:
-    """On OpenShift the image is pinned by digest: the operator's CSV carries the version."""
-    if not namespace or not view.serves("ClusterServiceVersion"):
-        return None
-    for csv in view.try_list("ClusterServiceVersion", namespace) or []:
-        name = (csv.get("metadata") or {}).get("name") or ""
-        if name.startswith("kueue-operator") or name.startswith("kueue"):
-            return (csv.get("spec") or {}).get("version")
-    return None
-
-
-def kueue_version(view: Any, kueue_namespace: str | None) -> dict[str, Any]:
-    """Kueue's version (from the controller image tag, else the operator's CSV), the controller
-    Deployment and where the configuration lives (the same lookup every command uses)."""
-    from ..kueue.config import load_kueue_config
-
-    config = load_kueue_config(view, kueue_namespace)
-    deployment = config.deployment
-    meta = (deployment or {}).get("metadata") or {}
-    version, source = config.version, "image tag" if config.version else None
-    if version is None and deployment is not None:
-        version = _operator_version(view, meta.get("namespace"))
-        source = "operator ClusterServiceVersion" if version else None
-    return {
-        "version": version,
-        "versionSource": source,
-        "image": _manager_image(deployment),
-        "deployment": {"namespace": meta.get("namespace"), "name": meta.get("name")} if deployment else None,
-        "config": config.target() if config.found else None,
-        "configDescription": config.describe(),
-        "problem": None if config.found and not config.problem else config.problem,
-    }
-
-
 @click.command(epilog="""\b
 Examples:
   kubectl kueue-dra version
@@ -84,8 +43,11 @@ def version(ctx: click.Context, client_only: bool, kueue_namespace: str | None) 
     """Plugin version, server version, and the Kueue version and where Kueue runs.
 
     The Kueue version comes from the tag of the kueue-controller-manager image (on OpenShift,
-    from the Kueue operator's ClusterServiceVersion when the image is pinned by digest).
+    from the Kueue operator's ClusterServiceVersion, or the operator Deployment's OLM labels, when
+    the image is pinned by digest).
     """
+    from ..kueue.installation import load_installation
+    from ..kueue.version_info import kueue_version_document
     from ..render.output import emit
     from ..render.version import version_text
 
@@ -98,7 +60,9 @@ def version(ctx: click.Context, client_only: bool, kueue_namespace: str | None) 
             view = open_view(opts)
             document["source"] = view.source or f"snapshot {opts.from_path}"
             document["serverVersion"] = view.server_version()
-            document["kueue"] = kueue_version(view, kueue_namespace)
+            installation = load_installation(view, kueue_namespace)
+            document["kueue"] = kueue_version_document(installation)
+            document["kueueInstallation"] = installation.to_json()
         except UserError as e:  # the client part is still worth printing, as kubectl does
             error = e
     emit(document, opts.output, version_text)

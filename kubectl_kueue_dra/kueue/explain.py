@@ -18,8 +18,7 @@ from .config import load_kueue_config
 from .diagnose import (QueuePath, cause_of, compare, condition, is_admitted, queue_findings, quota_findings,
                        quota_table, recorded_usage)
 from .podsets import PodSet, podsets_from_manifest, podsets_from_workload
-from ..gates.kueue import derive_kueue_gates
-from .install import load_kueue_install
+from .installation import installation_of
 from .semantics import DEFAULT_VERSION, SUPPORTED, DRAGates, Semantics
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
@@ -131,11 +130,9 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
                                 f"Kueue's configuration was not found ({config.problem}): no deviceClassMappings "
                                 "are known, so every ResourceClaimTemplate class counts as unmapped",
                                 "pass --kueue-namespace if Kueue runs elsewhere"))
-    install = load_kueue_install(view, config)
-    version, version_source = settings.kueue_version, "flag"
-    if not version:
-        version, version_source = (install.version, install.version_source) if install.version else \
-            (DEFAULT_VERSION, "assumed")
+    install = installation_of(view, config, kueue_version=settings.kueue_version)
+    version, version_source = (install.version, install.version_source) if install.version else \
+        (DEFAULT_VERSION, "assumed")
     if version_source == "assumed":
         findings.append(finding("info", "KueueVersionAssumed",
                                 f"Kueue's version could not be read from its Deployment; assuming {DEFAULT_VERSION}",
@@ -145,8 +142,7 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
                                 f"Kueue {version} is outside the versions this tool re-derives ({SUPPORTED}); "
                                 "the charge below uses the nearest supported semantics", None))
     semantics = Semantics.for_version(version)
-    kueue_gates = derive_kueue_gates(version, cli=install.cli_gates, config=install.config_gates,
-                                     config_where=install.config_gates_where)
+    kueue_gates = install.gates
     gate_map = {name: state.on for name, state in kueue_gates.gates.items()}
     gates = DRAGates.from_kueue_gates(kueue_gates)
 
@@ -155,14 +151,14 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
     templates = {t["metadata"]["name"]: t for t in (view.try_list("ResourceClaimTemplate", ns) or [])}
     slices = _SliceSource(view)
     inputs = ChargeInputs(
-        namespace=ns, semantics=semantics, gates=gates, mappings=config.mappings,
+        namespace=ns, semantics=semantics, gates=gates, mappings=install.effective.mappings,
         device_classes=device_classes, claim_templates=templates, slices=[], slice_source=slices,
         resource_slice_api=view.serves("ResourceSlice") if view.live else True,
-        exclude_resource_prefixes=tuple(((config.document.get("resources") or {})
+        exclude_resource_prefixes=tuple(((install.effective.document.get("resources") or {})
                                          .get("excludeResourcePrefixes")) or ()))
     result = ChargeEngine(inputs).compute(subject.podsets)
     binary = inputs.binary_resources() if semantics.counters_binary_rendering else set()
-    dra_resources = {m.name for m in config.mappings} | {
+    dra_resources = {m.name for m in install.effective.mappings} | {
         (dc.get("spec") or {}).get("extendedResourceName") for dc in device_classes} - {None}
 
     podsets_doc = []
@@ -234,6 +230,7 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
         "kueueVersion": semantics.version,
         "kueueVersionSource": version_source,
         "kueueGates": gate_map,
+        "kueueInstallation": install.to_json(),
         "admitted": admitted,
         "state": state,
         "dra": {"processed": result.dra_processed, "failedStep": result.failed_step,

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from kubectl_kueue_dra import __version__
-from kubectl_kueue_dra.cli.version import kueue_version
+from kubectl_kueue_dra.kueue.version_info import kueue_version
 from kubectl_kueue_dra.kube.snapshot import load_snapshot
 from kubectl_kueue_dra.render.version import version_text
 
