@@ -41,10 +41,9 @@ from ..gates import (
     operator_kueue_gates,
 )
 from ..kube.view import ClusterView
-from .config import CONFIG_KEY, CONFIGMAP_NAME, KueueConfig, load_kueue_config
+from .config import CONFIG_KEY, CONFIGMAP_NAME, OPERATOR_NAMESPACE, KueueConfig, load_kueue_config
 from .mappings import Mapping, parse_mappings
 
-OPERATOR_NAMESPACE = "openshift-kueue-operator"
 #: operator minor → the Kueue minor its operand is built from (see the module docstring for 1.5)
 OPERATOR_KUEUE = {"1.1": "0.12", "1.2": "0.14", "1.3": "0.16", "1.4": "0.18", "1.5": "0.20"}
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .config import KueueConfig
-from .installation import OPERATOR_NAMESPACE, KueueInstallation
+from .config import OPERATOR_NAMESPACE, KueueConfig
+from .installation import KueueInstallation
 from .mapping_rules import Rules
 from .mappings import OPERATOR, UPSTREAM
 from .semantics import parse_version
