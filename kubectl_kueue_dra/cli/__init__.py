@@ -17,16 +17,15 @@ from .options import global_options, with_global_options
 
 PROG = "kubectl kueue-dra"
 
-# name -> (module, attribute, one-line help). The help is here so --help needs no imports.
+# name -> (module, attribute). Each command's one-line help is its own ``short_help``; the command
+# modules import only click and their options at the top, so --help stays fast.
 COMMANDS = {
-    "classes": ("classes", "classes", "DeviceClasses, the quota resource each one charges, "
-                                      "matching devices."),
-    "map": ("map", "map_", "deviceClassMappings: show them, and set or remove one safely."),
-    "explain": ("explain", "explain", "What Kueue charges a workload for DRA devices, and why it is "
-                                      "(not) admitted."),
-    "verify": ("verify", "verify", "Check feature gates, DRA driver, mappings and queues: is GPU quota enforced?"),
-    "version": ("version", "version", "Plugin, server and Kueue versions, and where Kueue runs."),
-    "completion": ("completion", "completion", "Shell completion: bash, zsh or fish script, or the kubectl one."),
+    "classes": ("classes", "classes"),
+    "map": ("map", "map_"),
+    "explain": ("explain", "explain"),
+    "verify": ("verify", "verify"),
+    "version": ("version", "version"),
+    "completion": ("completion", "completion"),
 }
 
 EPILOG = """\b
@@ -50,7 +49,7 @@ class LazyGroup(click.Group):
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name not in COMMANDS:
             return None
-        module, attr, _ = COMMANDS[name]
+        module, attr = COMMANDS[name]
         return getattr(importlib.import_module(f"{__package__}.{module}"), attr)
 
     def resolve_command(self, ctx: click.Context, args: list[str]):  # type: ignore[override]
@@ -63,7 +62,10 @@ class LazyGroup(click.Group):
         return super().resolve_command(ctx, args)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            rows.append((name, command.get_short_help_str(limit=200) if command else ""))
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 

@@ -9,10 +9,12 @@ from typing import Any
 import click
 
 from .. import __version__
-from ..errors import UserError
 from .common import KUEUE_NAMESPACE_OPTION
 from .context import open_view
-from .options import global_options, with_global_options, with_snapshot_option
+from .options import Accepts, command_options, with_global_options, with_snapshot_option
+
+#: version prints lines or a document: no tables, no colour, cluster-wide
+ACCEPTS = Accepts(outputs=("table", "json", "yaml"), tables=False, color=False)
 
 
 def client_version() -> dict[str, Any]:
@@ -27,7 +29,7 @@ def client_version() -> dict[str, Any]:
     }
 
 
-@click.command(epilog="""\b
+@click.command(short_help="Plugin, server and Kueue versions, and where Kueue runs.", epilog="""\b
 Examples:
   kubectl kueue-dra version
   kubectl kueue-dra version --client        # no cluster access
@@ -46,25 +48,13 @@ def version(ctx: click.Context, client_only: bool, kueue_namespace: str | None) 
     from the Kueue operator's ClusterServiceVersion, or the operator Deployment's OLM labels, when
     the image is pinned by digest).
     """
-    from ..kueue.installation import load_installation
-    from ..kueue.version_info import kueue_version_document
+    from ..kueue.version_info import VersionRequest, version_document
     from ..render.output import emit
     from ..render.version import version_text
 
-    opts = global_options(ctx)
-    document: dict[str, Any] = {"clientVersion": client_version()}
-    error: UserError | None = None
-    if not client_only:
-        document.update(serverVersion=None, kueue=None)
-        try:
-            view = open_view(opts)
-            document["source"] = view.source or f"snapshot {opts.from_path}"
-            document["serverVersion"] = view.server_version()
-            installation = load_installation(view, kueue_namespace)
-            document["kueue"] = kueue_version_document(installation)
-            document["kueueInstallation"] = installation.to_json()
-        except UserError as e:  # the client part is still worth printing, as kubectl does
-            error = e
+    request = VersionRequest(client_only, kueue_namespace).validate()
+    opts = command_options(ctx, ACCEPTS)
+    document, error = version_document(request, client_version(), lambda: open_view(opts), opts.from_path)
     emit(document, opts.output, version_text)
     if error is not None:
         raise error

@@ -63,7 +63,7 @@ class ExtendedResourceRequest:
     clear: bool = False
     dry_run: str = "none"  # none | client | server
 
-    def validate(self, *, snapshot: bool) -> "ExtendedResourceRequest":
+    def validate(self, *, snapshot: bool) -> ExtendedResourceRequest:
         if bool(self.name) == self.clear:
             raise UsageError("give either NAME or --clear")
         if snapshot:

@@ -9,8 +9,9 @@ a list that was validated against an older state.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from .. import flags
 from ..errors import UsageError, UserError
@@ -56,7 +57,7 @@ class ChangeRequest:
     sources: list[Source] = field(default_factory=list)  # set by validate()
     timeout_seconds: float = 300.0  # set by validate()
 
-    def validate(self) -> "ChangeRequest":
+    def validate(self) -> ChangeRequest:
         """Check the flags together (usage errors, exit 2) and complete the derived fields."""
         if self.restart and self.dry_run != "none":
             raise UsageError("--restart cannot be combined with --dry-run")
@@ -109,7 +110,7 @@ def _modifier(config: KueueConfig, facts: TargetFacts, edit: Edit, seen: _Attemp
     rules = facts.rules
 
     def modify(obj: dict[str, Any]) -> dict[str, Any]:
-        raw = current_mappings(obj, config.kind)
+        raw = current_mappings(obj, str(config.kind))
         new_raw = edit(raw, rules.dialect)
         seen.before_raw, seen.after_raw = raw, new_raw
         if new_raw == raw:
@@ -120,7 +121,7 @@ def _modifier(config: KueueConfig, facts: TargetFacts, edit: Edit, seen: _Attemp
             raise ValidationFailed(refused, rules.describe())
         seen.warnings = [v for v in added if v.severity != "error"]
         seen.existing = existing
-        result = with_object_mappings(obj, config.kind, new_raw)
+        result = with_object_mappings(obj, str(config.kind), new_raw)
         seen.preserved = result.preserved
         return result.obj
     return modify
@@ -163,17 +164,18 @@ def _warnings(seen: _Attempt, facts: TargetFacts) -> list[dict[str, Any]]:
     return out
 
 
-def _run(view: ClusterView, config: KueueConfig, modify: Callable, req: ChangeRequest) -> Any:
+def _run(view: ClusterView, config: KueueConfig, modify: Callable[[dict[str, Any]], dict[str, Any]],
+         req: ChangeRequest) -> Any:
     from ..kube.writes import ObjectWriter, WriteResult, read_modify_write
 
-    name, namespace = config.name, config.namespace
+    kind, name, namespace = str(config.kind), str(config.name), config.namespace
     if not view.live:  # a snapshot: compute the change, send nothing
-        before = view.get(config.kind, name, namespace)
+        before = view.get(kind, name, namespace)
         if before is None:
             raise UserError(f"{target_text(config.target())} is not in the snapshot")
         after = modify(copy.deepcopy(before))
         return WriteResult(before, after, changed=after != before, sent=False)
-    writer = ObjectWriter(view, config.kind)  # type: ignore[arg-type]
+    writer = ObjectWriter(view, kind)  # type: ignore[arg-type]
     if req.dry_run == "client":
         before = writer.read(name, namespace)
         after = modify(copy.deepcopy(before))

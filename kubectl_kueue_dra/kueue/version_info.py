@@ -3,8 +3,12 @@ where its configuration lives — all read from the one installation model."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
+from .. import flags
+from ..errors import UserError
 from ..kube.view import ClusterView
 from .installation import KueueInstallation, load_installation, manager_image
 
@@ -30,3 +34,33 @@ def kueue_version_document(inst: KueueInstallation) -> dict[str, Any]:
 def kueue_version(view: ClusterView, kueue_namespace: str | None) -> dict[str, Any]:
     """Kueue's version, controller Deployment and configuration (the lookup every command uses)."""
     return kueue_version_document(load_installation(view, kueue_namespace))
+
+
+@dataclass
+class VersionRequest:
+    client_only: bool = False
+    kueue_namespace: str | None = None
+
+    def validate(self) -> VersionRequest:
+        flags.kueue_namespace(self.kueue_namespace)
+        return self
+
+
+def version_document(req: VersionRequest, client: dict[str, Any], open_view: Callable[[], ClusterView],
+                     snapshot: str | None = None) -> tuple[dict[str, Any], UserError | None]:
+    """The ``version`` document, and the error that kept the server part out of it (the client
+    part is still worth printing, as kubectl does)."""
+    document: dict[str, Any] = {"clientVersion": client}
+    if req.client_only:
+        return document, None
+    document.update(serverVersion=None, kueue=None)
+    try:
+        view = open_view()
+        document["source"] = view.source or f"snapshot {snapshot}"
+        document["serverVersion"] = view.server_version()
+        installation = load_installation(view, req.kueue_namespace)
+        document["kueue"] = kueue_version_document(installation)
+        document["kueueInstallation"] = installation.to_json()
+    except UserError as e:
+        return document, e
+    return document, None
