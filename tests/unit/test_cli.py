@@ -229,3 +229,59 @@ def test_explain_all_namespaces_finds_the_namespace():
     assert json.loads(proc.stdout)["workload"]["namespace"] == "team-b"
     line = one_line_error(run("explain", "job/nope", "-A", "--from", str(EXAMPLES / "extended-resource")))
     assert line == "error: no Workload in any namespace belongs to job/nope"
+
+
+# ---- every option checked the same way; flags that do nothing are refused ----------------
+MIG = str(EXAMPLES / "mig-partitionable")
+
+
+@pytest.mark.parametrize("args,message", [
+    (("version", "-o", "wide"), "error: -o wide does nothing for version; version prints table, json, yaml"),
+    (("version", "--no-headers"), "error: --no-headers does nothing for version"),
+    (("completion", "bash", "-n", "x"), "error: -n/--namespace does nothing for completion"),
+    (("completion", "bash", "--context", "x"), "error: --context does nothing for completion"),
+    (("completion", "bash", "-o", "json"), "error: -o json does nothing for completion"),
+    (("classes", "-A", "--from", MIG), "error: -A/--all-namespaces does nothing for classes"),
+    (("map", "-n", "x", "--from", MIG), "error: -n/--namespace does nothing for map"),
+    (("verify", "-A", "--from", MIG), "error: -A/--all-namespaces does nothing for verify"),
+    (("map", "set", "g", "--device-class", "c", "--dry-run=client", "--from", MIG, "--no-headers"),
+     "error: --no-headers does nothing for map set"),
+    (("-n", "x", "version", "--from", MIG), "error: -n/--namespace does nothing for version"),
+    (("explain", "-f", "-", "-A", "--from", MIG), "error: -A finds the namespace of a TYPE/NAME"),
+])
+def test_flags_that_do_nothing_are_usage_errors(args, message):
+    assert one_line_error(run(*args), code=2).startswith(message)
+
+
+@pytest.mark.parametrize("command", [
+    ("explain", "job/notebook-eval", "-n", "ml-research"),
+    ("map", "set", "g", "--device-class", "c", "--dry-run=client"),
+    ("map", "remove", "gpu.memory", "--dry-run=client"),
+])
+def test_kueue_version_is_checked_by_every_command_that_takes_it(command):
+    line = one_line_error(run(*command, "--kueue-version", "latest", "--from", MIG), code=2)
+    assert line == 'error: invalid --kueue-version "latest"; use e.g. 0.19.2'
+
+
+@pytest.mark.parametrize("command", [("classes",), ("map",), ("verify",), ("version",),
+                                     ("explain", "job/notebook-eval", "-n", "ml-research"),
+                                     ("map", "set", "g", "--device-class", "c", "--dry-run=client")])
+def test_kueue_namespace_is_checked_by_every_command_that_takes_it(command):
+    line = one_line_error(run(*command, "--kueue-namespace", "Kueue_System", "--from", MIG), code=2)
+    assert line.startswith('error: invalid --kueue-namespace "Kueue_System": must be a DNS label')
+
+
+def test_durations_name_their_flag():
+    line = one_line_error(run("map", "set", "g", "--device-class", "c", "--restart", "--timeout", "soon",
+                              "--from", MIG), code=2)
+    assert line == 'error: invalid --timeout "soon"; use e.g. "10s", "1m" or "500ms"'
+
+
+def test_the_root_help_summaries_are_the_commands_own():
+    from kubectl_kueue_dra.cli import COMMANDS, cli
+
+    proc = run("--help")
+    ctx = cli.make_context("kubectl kueue-dra", ["--help"], resilient_parsing=True)
+    for name in COMMANDS:
+        summary = cli.get_command(ctx, name).short_help
+        assert summary and f"{name} {summary}" in " ".join(proc.stdout.split())
