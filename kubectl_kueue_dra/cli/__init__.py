@@ -4,10 +4,15 @@ Subcommand modules are imported only when that command runs, and the ``kubernete
 when a command talks to a cluster, so ``--help`` and ``--version`` start fast.
 """
 
+import contextlib
 import difflib
 import importlib
 import logging
+import os
 import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import IO
 
 import click
 
@@ -85,26 +90,88 @@ def cli(ctx: click.Context) -> None:
     global_options(ctx)
 
 
+@dataclass
+class Environment:
+    """What a run reads and writes besides its arguments: the streams, the environment variables
+    and the working directory (httpie's ``Environment``). ``main(args, Environment(...))`` runs
+    the CLI in this process against them; nothing of one run is seen by the next."""
+
+    stdin: IO[str] = field(default_factory=lambda: sys.stdin)
+    stdout: IO[str] = field(default_factory=lambda: sys.stdout)
+    stderr: IO[str] = field(default_factory=lambda: sys.stderr)
+    vars: dict[str, str] = field(default_factory=lambda: dict(os.environ))
+    cwd: str | None = None
+
+
+class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Debug lines go to the stderr of the run in progress, not the one of the first run."""
+
+    @property  # type: ignore[override]
+    def stream(self) -> IO[str]:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: IO[str]) -> None:
+        pass
+
+
 def _configure_logging() -> None:
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("debug: %(name)s: %(message)s"))
+    """Once per process a handler; every run starts at WARNING again (-v raises it for one run)."""
     logger = logging.getLogger("kubectl_kueue_dra")
-    logger.addHandler(handler)
+    if not any(isinstance(h, _StderrHandler) for h in logger.handlers):
+        handler = _StderrHandler()
+        handler.setFormatter(logging.Formatter("debug: %(name)s: %(message)s"))
+        logger.addHandler(handler)
     logger.setLevel(logging.WARNING)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``kubectl-kueue_dra``: exit codes 0 ok, 1 failure, 2 usage."""
+@contextlib.contextmanager
+def _installed(env: Environment) -> Iterator[None]:
+    """The run sees ``env`` as its streams, os.environ and working directory; all are put back."""
+    saved = sys.stdin, sys.stdout, sys.stderr, dict(os.environ), os.getcwd()
+    sys.stdin, sys.stdout, sys.stderr = env.stdin, env.stdout, env.stderr
+    os.environ.clear()
+    os.environ.update(env.vars)
+    if env.cwd:
+        os.chdir(env.cwd)
+    try:
+        yield
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved[:3]
+        os.environ.clear()
+        os.environ.update(saved[3])
+        os.chdir(saved[4])
+
+
+def main(argv: list[str] | None = None, env: Environment | None = None) -> int:
+    """Entry point of ``kubectl-kueue_dra``: exit codes 0 ok, 1 failure, 2 usage. With ``env``
+    the run reads and writes only that environment (the tests run the CLI in process so)."""
+    if env is None:
+        return _run_once(argv)
+    with _installed(env):
+        return _run_once(argv)
+
+
+def _run_once(argv: list[str] | None) -> int:
+    from .. import stats  # KUEUE_DRA_STATS=PATH: what the run cost, as JSON
+
+    args = sys.argv[1:] if argv is None else list(argv)
+    stats.begin(args)
+    code = _dispatch(args)
+    stats.write(code)
+    return code
+
+
+def _dispatch(args: list[str]) -> int:
     _configure_logging()
     from .completion import completion_request  # __complete (kubectl) and click's completion
 
-    completing = completion_request(sys.argv[1:] if argv is None else argv)
+    completing = completion_request(args)
     if completing is not None:
         return completing
-    verbose = any(a in ("-v", "--verbose") or (a.startswith("-v") and set(a[1:]) == {"v"})
-                  for a in (argv if argv is not None else sys.argv[1:]))
+    verbose = any(a in ("-v", "--verbose") or (a.startswith("-v") and set(a[1:]) == {"v"}) for a in args)
     try:
-        rv = cli.main(args=argv, prog_name=PROG, standalone_mode=False)
+        rv = cli.main(args=args, prog_name=PROG, standalone_mode=False)
         return rv if isinstance(rv, int) else 0
     except click.exceptions.NoArgsIsHelpError as e:  # type: ignore[attr-defined]
         click.echo(e.ctx.get_help())
@@ -136,11 +203,7 @@ def main(argv: list[str] | None = None) -> int:
 def run() -> None:
     import gc
 
-    from .. import stats  # KUEUE_DRA_STATS=PATH: what the run cost, as JSON
-
     # One short run that builds a million small dicts from JSON and frees them at exit: the cyclic
     # collector only re-scans them (3x slower parsing at 1,000 nodes; docs/performance.md).
     gc.disable()
-    code = main()
-    stats.write(code)
-    sys.exit(code)
+    sys.exit(main())

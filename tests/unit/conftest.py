@@ -1,8 +1,8 @@
-"""Unit tests: their helper modules (``clirun``) importable whatever the import mode."""
+"""Unit tests: the shared helper modules in tests/ (``clirun``) importable whatever the import mode."""
 
 import sys
 from pathlib import Path
 
-_HERE = str(Path(__file__).resolve().parent)
-if _HERE not in sys.path:
-    sys.path.insert(0, _HERE)
+_TESTS = str(Path(__file__).resolve().parents[1])
+if _TESTS not in sys.path:
+    sys.path.insert(0, _TESTS)

@@ -2,10 +2,7 @@
 commands on the example snapshots."""
 
 import json
-import os
 import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -15,12 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 
 
-def run(*args, env=None, input=None, timeout=60):
-    full_env = dict(os.environ, NO_COLOR="1")
-    full_env.pop("KUBECONFIG", None)
-    full_env.update(env or {})
-    return subprocess.run([sys.executable, "-m", "kubectl_kueue_dra", *args], capture_output=True, text=True,
-                          env=full_env, cwd=ROOT, input=input, timeout=timeout)
+from clirun import run
 
 
 def one_line_error(proc, code=1):

@@ -15,12 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 MIG = "examples/mig-partitionable"
 
 
-def run(*args, env=None):
-    full_env = dict(os.environ, NO_COLOR="1")
-    full_env.pop("KUBECONFIG", None)
-    full_env.update(env or {})
-    return subprocess.run([sys.executable, "-m", "kubectl_kueue_dra", *args], capture_output=True,
-                          text=True, env=full_env, cwd=ROOT, timeout=60)
+from clirun import run
 
 
 def complete(*words, env=None, request="__complete"):

@@ -38,9 +38,9 @@ def snapshot(tmp_path: Path, name: str) -> Path:
 
 
 def json_of(*args: str) -> dict:
-    code, out, err = run(*args, "-o", "json")
-    assert code == 0, err
-    return json.loads(out)
+    proc = run(*args, "-o", "json")
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
 
 
 def ref(block: dict) -> str:
