@@ -6,11 +6,15 @@ from __future__ import annotations
 import io
 import os
 import subprocess
+import threading
 from pathlib import Path
 
 from kubectl_kueue_dra.cli import Environment, main
 
 ROOT = Path(__file__).resolve().parents[1]
+#: a run owns the process's streams, environment and working directory while it lasts, so runs
+#: from several threads (the oracle explains its scenarios from a thread pool) take turns
+_ONE_AT_A_TIME = threading.Lock()
 
 
 def run(*args: str, env: dict[str, str] | None = None, input: str | None = None,
@@ -26,9 +30,9 @@ def run(*args: str, env: dict[str, str] | None = None, input: str | None = None,
 def run_with(args: tuple[str, ...] | list[str], env: dict[str, str], *,
              input: str | None = None) -> subprocess.CompletedProcess[str]:
     """One in-process run with exactly ``env`` as its environment, from the repository root."""
-    full_env = env
     out, err = _stream(), _stream()
-    code = main([str(a) for a in args], Environment(io.StringIO(input or ""), out, err, full_env, str(ROOT)))
+    with _ONE_AT_A_TIME:
+        code = main([str(a) for a in args], Environment(io.StringIO(input or ""), out, err, env, str(ROOT)))
     return subprocess.CompletedProcess(list(args), code, _text(out), _text(err))
 
 
