@@ -14,10 +14,10 @@ from typing import Any
 import click
 
 from ..errors import UsageError
-from ..flags import DEFAULT_REQUEST_TIMEOUT, duration
+from ..k8s.duration import duration
 from ..render.output import FORMATS, Style
 
-DEFAULT_TIMEOUT = DEFAULT_REQUEST_TIMEOUT
+DEFAULT_TIMEOUT = 30.0
 
 
 @dataclass
@@ -91,7 +91,7 @@ CHANGE_COMMAND = Accepts(outputs=("table", "json", "yaml"), tables=False)
 
 def parse_timeout(value: str) -> float:
     """--request-timeout (kubectl's duration syntax; 0 means the default)."""
-    return duration(value)
+    return duration(value, "--request-timeout", DEFAULT_TIMEOUT)
 
 
 def global_options(ctx: click.Context) -> GlobalOptions:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .. import flags
 from ..errors import UserError
 from ..findings import config_findings, unreadable_findings
 from ..kube.view import ClusterView
+from . import flags
 from .config import load_kueue_config
 from .installation import installation_of
 

@@ -18,14 +18,13 @@ import yaml
 
 from ..kube.view import ClusterView
 from .mappings import Mapping, parse_mappings
+from .names import OPERATOR_NAMESPACE
 
 OPENSHIFT_CR_NAME = "cluster"
 DEPLOYMENT_NAME = "kueue-controller-manager"
 CONFIGMAP_NAME = "kueue-manager-config"
 CONFIG_KEY = "controller_manager_config.yaml"
 DEFAULT_NAMESPACE = "kueue-system"
-#: where the OpenShift operator runs Kueue (its own namespace) and renders the ConfigMap
-OPERATOR_NAMESPACE = "openshift-kueue-operator"
 
 _VERSION_TAG = re.compile(r":v?(\d+\.\d+\.\d+[\w.+-]*)$")
 
@@ -81,7 +80,7 @@ def _mounted_configmap(deployment: dict[str, Any] | None) -> str | None:
         return None
     for volume in ((deployment.get("spec") or {}).get("template") or {}).get("spec", {}).get("volumes") or []:
         name = (volume.get("configMap") or {}).get("name")
-        if name and "config" in name:
+        if isinstance(name, str) and "config" in name:
             return name
     return None
 

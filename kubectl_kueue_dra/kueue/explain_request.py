@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import IO, Any
 
-from .. import flags
 from ..errors import UsageError
 from ..findings import unreadable_findings
 from ..kube.view import ClusterView
+from . import flags
 
 
 @dataclass

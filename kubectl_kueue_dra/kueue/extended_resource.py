@@ -107,7 +107,7 @@ def set_extended_resource(view: ClusterView, req: ExtendedResourceRequest
                           ) -> tuple[dict[str, Any], UserError | None]:
     """Make the change (or its dry run); the document to print, and the error to exit with when
     the API server dropped the field (its DRAExtendedResource gate is off)."""
-    from ..render.map import object_text, unified_diff
+    from ..k8s.objects import object_text, unified_diff
 
     result, findings = _write(view, req)
     device_class, name, clear, dry_run = req.device_class, req.name, req.clear, req.dry_run

@@ -41,7 +41,8 @@ from ..gates import (
     operator_kueue_gates,
 )
 from ..kube.view import ClusterView
-from .config import CONFIG_KEY, CONFIGMAP_NAME, OPERATOR_NAMESPACE, KueueConfig, load_kueue_config
+from .config import CONFIG_KEY, CONFIGMAP_NAME, KueueConfig, load_kueue_config
+from .names import OPERATOR_NAMESPACE
 from .mappings import Mapping, parse_mappings
 
 #: operator minor → the Kueue minor its operand is built from (see the module docstring for 1.5)

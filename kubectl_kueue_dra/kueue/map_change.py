@@ -13,11 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import flags
 from ..errors import UsageError, UserError
 from ..findings import finding
 from ..kube.view import ClusterView
-from ..render.map import object_text, target_text, unified_diff
+from ..k8s.objects import object_text, unified_diff
+from . import flags
 from .config import CONFIG_KEY, KueueConfig
 from .map_target import find_target, target_facts
 from .mapping_edits import current_mappings, remove_mapping, set_mapping, with_object_mappings
@@ -128,7 +128,7 @@ def _modifier(config: KueueConfig, facts: TargetFacts, edit: Edit, seen: _Attemp
 
 
 def _summary(req: ChangeRequest, config: KueueConfig, seen: _Attempt, changed: bool) -> str:
-    where = target_text(config.target())
+    where = config.describe()
     if not changed:
         return f"{where}: mapping {req.mapping} is already as requested; nothing to change."
     before = {e.get("name"): e for e in seen.before_raw if isinstance(e, dict)}
@@ -149,7 +149,7 @@ def _diff(config: KueueConfig, before: dict[str, Any], after: dict[str, Any]) ->
         label = f"ConfigMap {config.namespace}/{config.name} {CONFIG_KEY}"
         return unified_diff(before["data"][CONFIG_KEY], after.get("data", {}).get(CONFIG_KEY, ""),
                             label)
-    return unified_diff(object_text(before), object_text(after), target_text(config.target()))
+    return unified_diff(object_text(before), object_text(after), config.describe())
 
 
 def _warnings(seen: _Attempt, facts: TargetFacts) -> list[dict[str, Any]]:
@@ -172,7 +172,7 @@ def _run(view: ClusterView, config: KueueConfig, modify: Callable[[dict[str, Any
     if not view.live:  # a snapshot: compute the change, send nothing
         before = view.get(kind, name, namespace)
         if before is None:
-            raise UserError(f"{target_text(config.target())} is not in the snapshot")
+            raise UserError(f"{config.describe()} is not in the snapshot")
         after = modify(copy.deepcopy(before))
         return WriteResult(before, after, changed=after != before, sent=False)
     writer = ObjectWriter(view, kind)  # type: ignore[arg-type]

@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .. import flags
 from ..findings import unreadable_findings
 from ..kube.view import ClusterView
+from . import flags
 from .map_report import map_report
 from .map_target import find_target_readonly, target_facts
 

@@ -11,15 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .config import OPERATOR_NAMESPACE, KueueConfig
+from .config import KueueConfig
 from .installation import KueueInstallation
 from .mapping_rules import Rules
 from .mappings import OPERATOR, UPSTREAM
+from ..gates.kueue import KUEUE_CONSUMABLE as CC_GATE
+from ..gates.kueue import KUEUE_PARTITIONABLE as PD_GATE
+from ..gates.model import DRA_PARTITIONABLE as K8S_PD_GATE
+from .names import OPENSHIFT_MANAGED_LABEL, OPERATOR_NAMESPACE
 from .semantics import parse_version
 
-PD_GATE = "KueueDRAIntegrationPartitionableDevices"
-CC_GATE = "KueueDRAIntegrationConsumableCapacity"
-K8S_PD_GATE = "DRAPartitionableDevices"
 OPERATOR_ANNOTATION = "kueueoperator.kueue.openshift.io/cluster"
 __all__ = ["OPERATOR_NAMESPACE", "TargetFacts", "operator_managed_reason", "target_facts"]
 
@@ -113,6 +114,6 @@ def operator_managed_reason(config: KueueConfig, *, kueue_cr_exists: bool,
     if OPERATOR_ANNOTATION in (template.get("annotations") or {}):
         return f"Deployment {meta.get('namespace')}/{meta.get('name')} is rolled by the operator"
     selector = (config.document.get("managedJobsNamespaceSelector") or {}).get("matchLabels") or {}
-    if "kueue.openshift.io/managed" in selector:
-        return "the configuration is the one the operator renders (kueue.openshift.io/managed)"
+    if OPENSHIFT_MANAGED_LABEL in selector:
+        return f"the configuration is the one the operator renders ({OPENSHIFT_MANAGED_LABEL})"
     return None

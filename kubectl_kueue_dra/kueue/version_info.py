@@ -7,9 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .. import flags
 from ..errors import UserError
 from ..kube.view import ClusterView
+from . import flags
 from .installation import KueueInstallation, load_installation, manager_image
 
 

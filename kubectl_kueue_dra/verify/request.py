@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import flags
 from ..errors import UsageError, UserError
 from ..kube.view import ClusterView
+from ..kueue import flags
 
 PATH_CHOICES = ("claims", "extended", "partitionable")
 

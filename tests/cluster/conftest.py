@@ -26,7 +26,6 @@ for _path in (str(Path(_HERE).parent), _HERE):  # tests/ (clirun) and the siblin
         sys.path.insert(0, _path)
 
 import controlplane  # noqa: E402
-import harness  # noqa: E402
 from harness import GATES_OFF, GATES_ON, Cluster, run_plugin  # noqa: E402,F401
 
 

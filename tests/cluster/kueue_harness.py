@@ -67,7 +67,7 @@ class KueueSetup:
     extra: str = ""  # extra Configuration fields, JSON text (kept hashable)
 
     @classmethod
-    def of(cls, mappings=(), gates=None, extra=None) -> "KueueSetup":
+    def of(cls, mappings=(), gates=None, extra=None) -> KueueSetup:
         return cls(tuple(json.dumps(m, sort_keys=True) for m in mappings),
                    tuple(sorted((gates or {}).items())), json.dumps(extra or {}, sort_keys=True))
 

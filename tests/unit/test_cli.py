@@ -7,12 +7,10 @@ import time
 from pathlib import Path
 
 import pytest
+from clirun import run  # in process (tests/clirun.py)
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
-
-
-from clirun import run
 
 
 def one_line_error(proc, code=1):
@@ -97,7 +95,7 @@ def test_explain_mig_example_charges_4864Mi_per_device():
     assert ps["count"] == 4 and ps["perPod"]["gpu.memory"] == "4864Mi" and ps["charge"]["gpu.memory"] == "19Gi"
     assert doc["recorded"]["gpu.memory"] == "19Gi" and doc["admitted"] is True
     assert set(doc) >= {"workload", "kueueVersion", "admitted", "podSets", "recorded", "findings"}
-    counter = next(l for l in ps["lines"] if l["kind"] == "counter")
+    counter = next(ln for ln in ps["lines"] if ln["kind"] == "counter")
     assert counter["counterValue"] == "4864Mi" and counter["matchedDevices"] == 2 * 8 * 7
 
 

@@ -8,14 +8,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from clirun import run  # in process (tests/clirun.py)
 
 from kubectl_kueue_dra.cli.completion import KUBECTL_COMPLETE_SCRIPT
 
 ROOT = Path(__file__).resolve().parents[2]
 MIG = "examples/mig-partitionable"
-
-
-from clirun import run
 
 
 def complete(*words, env=None, request="__complete"):
