@@ -275,3 +275,42 @@ def test_the_root_help_summaries_are_the_commands_own():
     for name in COMMANDS:
         summary = cli.get_command(ctx, name).short_help
         assert summary and f"{name} {summary}" in " ".join(proc.stdout.split())
+
+
+# ---- explain as a table ---------------------------------------------------------------------
+def test_explain_table_and_wide():
+    args = ("explain", "job/notebook-eval", "-n", "ml-research", "--from", MIG)
+    table = run(*args).stdout.splitlines()
+    assert table[0].split() == ["Workload", "ml-research/job-notebook-eval-d2c61", "ClusterQueue", "research-cq",
+                                "state", "Admitted"]
+    assert table[1] == "Kueue 0.19.2 (assumed)"
+    assert ["gpu.memory", "4864Mi", "19Gi", "19Gi"] in [line.split() for line in table]
+    assert not any(line.startswith("RESOURCE ") for line in table)  # admitted: no quota table
+    wide = run(*args, "-o", "wide").stdout.splitlines()
+    assert any("MAX over 112 matching device(s) = 4864Mi × 1 = 4864Mi gpu.memory" in line for line in wide)
+    quota = next(i for i, line in enumerate(wide) if line.startswith("RESOURCE "))
+    assert wide[quota].split() == ["RESOURCE", "FLAVOR", "NOMINAL", "RESERVED", "FREE", "REQUEST", "FITS"]
+    assert ["gpu.memory", "default-flavor", "160Gi", "99Gi", "61Gi", "19Gi", "yes"] in \
+        [line.split() for line in wide[quota:]]
+    headless = run(*args, "--no-headers").stdout.splitlines()
+    assert not any(line.startswith("POD SET") for line in headless)
+
+
+def test_explain_table_of_a_manifest_what_if(tmp_path):
+    job = tmp_path / "job.yaml"
+    job.write_text("""apiVersion: batch/v1
+kind: Job
+metadata: {name: what-if, namespace: team-a, labels: {kueue.x-k8s.io/queue-name: team-a-queue}}
+spec:
+  parallelism: 3
+  template:
+    spec:
+      resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]
+      containers: [{name: c, image: x, resources: {claims: [{name: gpu}]}}]
+""")
+    proc = run("explain", "-f", str(job), "--from", str(EXAMPLES / "resourceclaimtemplate"))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "What-if: Job team-a/what-if (not submitted)  state WhatIf"
+    assert ["main", "3", "whole-gpus", "1", "3", "-"] in [line.split() for line in lines]
+    assert "error: LocalQueue team-a/team-a-queue does not exist [LocalQueueMissing]" in lines

@@ -71,3 +71,20 @@ def test_same_answer_every_time():
     """Nothing cached by one run changes the next (the view's cache lives and dies with its run)."""
     docs = [json.loads(run("verify", "--from", MIG, "-o", "json").stdout) for _ in range(2)]
     assert docs[0] == docs[1]
+
+
+def test_python_dash_m_entry_point_exits_with_the_code(monkeypatch, capsys):
+    """``python -m kubectl_kueue_dra`` in this process: run() exits with main()'s code (and turns
+    the cyclic collector off for the short run, which is put back here)."""
+    import gc
+    import runpy
+
+    import pytest
+
+    monkeypatch.setattr(sys, "argv", ["kubectl-kueue_dra", "--version"])
+    try:
+        with pytest.raises(SystemExit) as exit_:
+            runpy.run_module("kubectl_kueue_dra", run_name="__main__")
+    finally:
+        gc.enable()
+    assert exit_.value.code == 0 and capsys.readouterr().out.startswith("kueue-dra ")
