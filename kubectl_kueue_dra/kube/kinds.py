@@ -44,6 +44,9 @@ _ALL = [
     Kind("Pod", "", "pods", True, ("v1",)),
     Kind("Deployment", "apps", "deployments", True, ("v1",)),
     Kind("Job", "batch", "jobs", True, ("v1",)),
+    # what Kueue's AdjustResources reads: LimitRange defaults, RuntimeClass pod overhead
+    Kind("LimitRange", "", "limitranges", True, ("v1",)),
+    Kind("RuntimeClass", "node.k8s.io", "runtimeclasses", False, ("v1",)),
 ]
 
 KINDS: dict[str, Kind] = {k.kind: k for k in _ALL}

@@ -76,6 +76,13 @@ CONDITION_CAUSES: list[tuple[str, str, str, str]] = [
     (r"with counters configured|with capacity sources configured", "ExtendedResourceOnCounterClass",
      "the extended resource resolves to a DeviceClass whose mapping charges counters or capacity",
      "request partitions through ResourceClaimTemplates with CEL selectors"),
+    (r"^resources validation failed", "RequestsExceedLimits",
+     "after Kueue applies the namespace's LimitRange defaults and limits-as-requests, a container requests more "
+     "than its limit (often a LimitRange default limit below a request the container sets)",
+     "set the container's limit (or lower its request), or raise the LimitRange default"),
+    (r"^resources didn't satisfy LimitRange constraints", "LimitRangeViolated",
+     "a container (or the pod) is outside the namespace's LimitRange max/min after Kueue's adjustments",
+     "change the requests to fit the LimitRange, or the LimitRange"),
     (r"unavailable in ClusterQueue", "ResourceNotCovered",
      "the ClusterQueue does not list a resource of the workload in coveredResources",
      "add the resource (mapping name or extendedResourceName) to the ClusterQueue's coveredResources"),
@@ -120,7 +127,8 @@ def recorded_usage(workload: dict[str, Any]) -> tuple[str | None, dict[str, dict
 
 def compare(result: ChargeResult, recorded: dict[str, dict[str, str]], source: str,
             dra_resources: set[str]) -> list[dict[str, Any]]:
-    """Numeric comparison, per pod set and resource, of the prediction with Kueue's record."""
+    """Numeric comparison, per pod set and resource, of the prediction with Kueue's record: for
+    the admitted count of pods (partial admission), leaving out what is unknown."""
     findings = []
     for ps in result.podsets:
         rec = recorded.get(ps.name)
@@ -128,6 +136,8 @@ def compare(result: ChargeResult, recorded: dict[str, dict[str, str]], source: s
             continue
         predicted = ps.total
         for name in sorted(set(rec) | (set(predicted) & dra_resources)):
+            if name in ps.unknown:
+                continue
             if name not in rec:
                 if name in dra_resources and predicted.get(name):
                     findings.append(finding(
@@ -152,13 +162,14 @@ def compare(result: ChargeResult, recorded: dict[str, dict[str, str]], source: s
                 findings.append(finding(
                     "warning", "ChargeMismatch",
                     f"pod set {ps.name}: Kueue recorded {name}={rec[name]} in {source}, this tool predicts "
-                    f"{want if name != 'cpu' else str(want) + 'm'} (base units)", _MISMATCH_FIX))
+                    f"{want if name != 'cpu' else str(want) + 'm'} (base units, for {ps.charged_count} pods)",
+                    _MISMATCH_FIX))
     return findings
 
 
-_MISMATCH_FIX = ("Kueue computes the charge once, while the workload is pending: ResourceSlices or "
-                 "DeviceClasses changed since then, the config changed without a restart, or the Kueue "
-                 "version differs (pass --kueue-version)")
+_MISMATCH_FIX = ("Kueue computes the charge once, while the workload is pending: ResourceSlices, DeviceClasses, "
+                 "the namespace's LimitRanges or RuntimeClasses changed since then, the config changed without a "
+                 "restart, or the Kueue version differs (pass --kueue-version)")
 
 
 @dataclass

@@ -9,114 +9,37 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..dra.cel import SelectorEvaluator
-from ..errors import UserError
 from ..findings import finding
-from ..kube.refs import Ref
 from ..kube.view import ClusterView
 from .allocation import allocations, overcharge
-from .charge import ChargeEngine, ChargeInputs, ChargeResult, format_usage
-from .config import load_kueue_config
+from .charge import (
+    ChargeEngine,
+    ChargeInputs,
+    ChargeLine,
+    ChargeResult,
+    CounterLine,
+    format_usage,
+)
+from .config import KueueConfig, load_kueue_config
 from .diagnose import QueuePath, cause_of, compare, condition, is_admitted, queue_findings, recorded_usage
-from .installation import installation_of
-from .names import QUEUE_LABEL
+from .explain_inputs import adjust_inputs, gate_on, resource_rules
+from .installation import KueueInstallation, installation_of
+from .mappings import Mapping
 from .namespaces import OPENSHIFT, namespace_rule
-from .podsets import PodSet, podsets_from_manifest, podsets_from_workload
 from .quota import QuotaWorld, quota_findings, quota_table
 from .quota_tree import cohort_of
+from .partial_report import (
+    admissibility_findings,
+    admission_counts_findings,
+    partial_admission_part,
+    unknown_findings,
+)
 from .semantics import DEFAULT_VERSION, SUPPORTED, DRAGates, Semantics
-
-JOB_NAME_LABEL = "batch.kubernetes.io/job-name"
-
-
-@dataclass
-class Subject:
-    """What is being explained: a Workload in the cluster, or a manifest (what-if)."""
-
-    namespace: str
-    podsets: list[PodSet]
-    workload: dict[str, Any] | None = None
-    manifest: dict[str, Any] | None = None
-    owner: dict[str, Any] | None = None  # the Job etc., when known
-
-    @property
-    def queue_name(self) -> str | None:
-        if self.workload is not None:
-            return (self.workload.get("spec") or {}).get("queueName") or None
-        labels = ((self.manifest or {}).get("metadata") or {}).get("labels") or {}
-        return labels.get(QUEUE_LABEL)
-
-
-def _owned_by(workload: dict[str, Any], ref: Ref, uid: str | None) -> bool:
-    for owner in (workload.get("metadata") or {}).get("ownerReferences") or []:
-        group = (owner.get("apiVersion") or "").rpartition("/")[0]
-        if owner.get("kind") == ref.kind and owner.get("name") == ref.name and group == ref.group \
-                and (uid is None or owner.get("uid") == uid):
-            return True
-    return False
-
-
-def _not_managed_reason(view: ClusterView, obj: dict[str, Any], namespace: str) -> str:
-    labels = (obj.get("metadata") or {}).get("labels") or {}
-    kind = obj.get("kind", "object").lower()
-    name = (obj.get("metadata") or {}).get("name")
-    if view.live and not view.serves("Workload"):
-        return f"{kind}/{name} has no Workload: Kueue is not installed (kueue.x-k8s.io is not served)"
-    if QUEUE_LABEL not in labels:
-        return (f"{kind}/{name} is not managed by Kueue: it has no {QUEUE_LABEL} label "
-                f"(kubectl label -n {namespace} {kind}/{name} {QUEUE_LABEL}=<local-queue>)")
-    return (f"{kind}/{name} has no Workload yet: Kueue has not reconciled it — is the namespace managed "
-            "(OpenShift: label kueue.openshift.io/managed=true) and the integration enabled in Kueue's "
-            "config? Explain the manifest instead with: explain -f <file>")
-
-
-def resolve(view: ClusterView, ref: Ref, namespace: str) -> Subject:
-    """Find the Workload for a reference. Raises UserError with the reason when there is none."""
-    if ref.kind == "Workload":
-        wl = view.get("Workload", ref.name, namespace)
-        if wl is None:
-            raise UserError(f'workload "{ref.name}" not found in namespace "{namespace}"')
-        return Subject(namespace, podsets_from_workload(wl), workload=wl)
-
-    owner = None
-    if ref.kind in ("Job", "Pod"):
-        owner = view.get(ref.kind, ref.name, namespace)
-        if owner is None:
-            raise UserError(f'{ref.kind.lower()} "{ref.name}" not found in namespace "{namespace}"')
-        if ref.kind == "Pod":
-            for o in (owner.get("metadata") or {}).get("ownerReferences") or []:
-                if o.get("controller") and o.get("kind") == "Job":
-                    return resolve(view, Ref("Job", "batch", o["name"]), namespace)
-    uid = ((owner or {}).get("metadata") or {}).get("uid")
-    workloads = [wl for wl in view.list("Workload", namespace) if _owned_by(wl, ref, uid)]
-    if not workloads:
-        if owner is not None:
-            raise UserError(_not_managed_reason(view, owner, namespace))
-        raise UserError(f"no Workload in namespace \"{namespace}\" is owned by {ref}",
-                        "check the name and namespace (-n), or use workload/<name>")
-    if len(workloads) > 1:
-        names = ", ".join(sorted(w["metadata"]["name"] for w in workloads))
-        raise UserError(f"{ref} has {len(workloads)} Workloads: {names}", "pick one with workload/<name>")
-    return Subject(namespace, podsets_from_workload(workloads[0]), workload=workloads[0], owner=owner)
-
-
-def resolve_in_all_namespaces(view: ClusterView, ref: Ref) -> Subject:
-    """``-A``: find the namespace whose Workload belongs to the reference, then resolve there."""
-    def matches(wl: dict[str, Any]) -> bool:
-        if ref.kind == "Workload":
-            return wl["metadata"]["name"] == ref.name
-        return _owned_by(wl, ref, None)
-
-    found = sorted({wl["metadata"]["namespace"] for wl in view.list("Workload") if matches(wl)})
-    if not found:
-        raise UserError(f"no Workload in any namespace belongs to {ref}")
-    if len(found) > 1:
-        raise UserError(f"{ref} exists in several namespaces: {', '.join(found)}", "pick one with -n")
-    return resolve(view, ref, found[0])
-
-
-def subject_from_manifest(manifest: dict[str, Any], namespace: str) -> Subject:
-    ns = (manifest.get("metadata") or {}).get("namespace") or namespace
-    return Subject(ns, podsets_from_manifest(manifest), manifest=manifest)
+from .subject import (
+    JOB_NAME_LABEL,
+    Subject,
+)
+from .transform import ResourceRules
 
 
 @dataclass
@@ -125,7 +48,24 @@ class Settings:
     kueue_namespace: str | None = None
 
 
-def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str, Any]:
+@dataclass
+class KueueContext:
+    """Kueue's configuration, version and gates, with the findings about how they were found."""
+
+    config: KueueConfig
+    semantics: Semantics
+    version_source: str
+    gate_map: dict[str, bool]
+    gates: DRAGates
+    findings: list[dict[str, Any]]
+    rules: ResourceRules
+    #: Kueue's PartialAdmission gate (beta, on by default since 0.5)
+    partial_admission: bool = True
+    kueue_namespace: str | None = None
+    installation: KueueInstallation | None = None  # the one installation model (kueue/installation)
+
+
+def kueue_context(view: ClusterView, settings: Settings) -> KueueContext:
     findings: list[dict[str, Any]] = []
     config = load_kueue_config(view, settings.kueue_namespace)
     if not config.found:
@@ -144,58 +84,85 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
         findings.append(finding("warning", "KueueVersionUnsupported",
                                 f"Kueue {version} is outside the versions this tool re-derives ({SUPPORTED}); "
                                 "the charge below uses the nearest supported semantics", None))
-    semantics = Semantics.for_version(version)
     kueue_gates = install.gates
-    gate_map = {name: state.on for name, state in kueue_gates.gates.items()}
-    gates = DRAGates.from_kueue_gates(kueue_gates)
+    rules, more = resource_rules(config)
+    findings.extend(more)
+    return KueueContext(config, Semantics.for_version(version), version_source,
+                        {name: state.on for name, state in kueue_gates.gates.items()},
+                        DRAGates.from_kueue_gates(kueue_gates), findings, rules,
+                        gate_on("PartialAdmission", install.cli_gates, install.config_gates), install.namespace,
+                        install)
 
+
+def _mappings(ctx: KueueContext) -> list[Mapping]:
+    """The deviceClassMappings Kueue reads (on OpenShift the ConfigMap the operator rendered)."""
+    return ctx.installation.effective.mappings if ctx.installation else ctx.config.mappings
+
+
+def _charge_inputs(view: ClusterView, ctx: KueueContext, subject: Subject, slices: _SliceSource) -> ChargeInputs:
     ns = subject.namespace
-    device_classes = view.try_list("DeviceClass") or []
-    templates = {t["metadata"]["name"]: t for t in (view.try_list("ResourceClaimTemplate", ns) or [])}
-    slices = _SliceSource(view)
-    inputs = ChargeInputs(
-        namespace=ns, semantics=semantics, gates=gates, mappings=install.effective.mappings,
-        device_classes=device_classes, claim_templates=templates, slices=[], slice_source=slices,
+    listed: list[dict[str, Any]] = view.try_list("ResourceClaimTemplate", ns) or []
+    templates = {str(t["metadata"]["name"]): t for t in listed}
+    return ChargeInputs(
+        namespace=ns, semantics=ctx.semantics, gates=ctx.gates, mappings=_mappings(ctx),
+        device_classes=view.try_list("DeviceClass") or [], claim_templates=templates, slices=[], slice_source=slices,
         resource_slice_api=view.serves("ResourceSlice") if view.live else True,
-        evaluator=SelectorEvaluator(semantics.cel_dialect),
-        exclude_resource_prefixes=tuple(((install.effective.document.get("resources") or {})
-                                         .get("excludeResourcePrefixes")) or ()))
-    result = ChargeEngine(inputs).compute(subject.podsets)
-    binary = inputs.binary_resources() if semantics.counters_binary_rendering else set()
-    dra_resources = {m.name for m in install.effective.mappings} | {
-        (dc.get("spec") or {}).get("extendedResourceName") for dc in device_classes} - {None}
+        evaluator=SelectorEvaluator(ctx.semantics.cel_dialect),
+        rules=ctx.rules, adjust=adjust_inputs(view, ns, subject.podsets))
 
-    podsets_doc = []
+
+def _podsets_doc(result: ChargeResult, binary: set[str]) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """The ``podSets`` of the document, and the workload's total per resource."""
+    docs = []
     totals: dict[str, int] = {}
     for ps in result.podsets:
         total = ps.total
         for name, v in total.items():
             totals[name] = totals.get(name, 0) + v
-        podsets_doc.append({
+        docs.append({
             "name": ps.name, "count": ps.count,
             "charge": {n: format_usage(n, v, binary) for n, v in total.items()},
-            "perPod": {n: format_usage(n, v, binary) for n, v in ps.per_pod.items()},
+            "perPod": {n: format_usage(n, v, binary) for n, v in ps.per_pod.items() if n not in ps.unknown},
             "replaced": ps.replaced,
             "lines": [_render_line(line, binary) for line in ps.lines],
+            "minCount": ps.min_count,
+            "admittedCount": ps.admitted_count,
+            "adjustments": [a.doc() for a in ps.adjustments],
+            "transformations": [t.doc() for t in ps.transformations],
+            "excluded": ps.excluded,
+            "unknown": dict(ps.unknown),
         })
+    return docs, totals
 
-    findings.extend(_dra_findings(result, gates))
+
+def _recorded_part(wl: dict[str, Any], result: ChargeResult, binary: set[str],
+                   dra_resources: set[str]) -> tuple[dict[str, str] | None, list[dict[str, Any]]]:
+    """What Kueue recorded for the Workload, and the findings of comparing it with the prediction."""
+    findings: list[dict[str, Any]] = []
     recorded_doc = None
-    admitted = False
-    state = "WhatIf"
-    wl = subject.workload
-    if wl is not None:
-        admitted = is_admitted(wl)
-        state = _state(wl)
-        source, recorded = recorded_usage(wl)
-        if recorded:
-            recorded_doc = next(iter(recorded.values())) if len(recorded) == 1 else _sum_recorded(recorded, binary)
-            findings.extend(compare(result, recorded, "status.admission" if source == "admission"
-                                    else "status.resourceRequests", dra_resources))
-        findings.extend(_condition_findings(wl, result))
+    source, recorded = recorded_usage(wl)
+    if recorded:
+        recorded_doc = next(iter(recorded.values())) if len(recorded) == 1 else _sum_recorded(recorded, binary)
+        findings.extend(compare(result, recorded, "status.admission" if source == "admission"
+                                else "status.resourceRequests", dra_resources))
+    findings.extend(_condition_findings(wl, result))
+    return recorded_doc, findings
 
-    # the queue path
-    queue_doc = None
+
+def _cluster_queue(view: ClusterView, subject: Subject) -> dict[str, Any] | None:
+    """The ClusterQueue of the subject's LocalQueue (or of its admission); cached by the view."""
+    lq_name = subject.queue_name
+    local_queue = view.try_get("LocalQueue", lq_name, subject.namespace) if lq_name else None
+    cq_name = ((local_queue or {}).get("spec") or {}).get("clusterQueue") or \
+        (((subject.workload or {}).get("status") or {}).get("admission") or {}).get("clusterQueue")
+    return view.try_get("ClusterQueue", cq_name) if cq_name else None
+
+
+def _queue_part(view: ClusterView, subject: Subject, ctx: KueueContext, result: ChargeResult, admitted: bool,
+                totals: dict[str, int], binary: set[str]) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """The queue path: LocalQueue → ClusterQueue → quota, and why it does (not) admit."""
+    findings: list[dict[str, Any]] = []
+    ns, wl, config = subject.namespace, subject.workload, ctx.config
     lq_name = subject.queue_name
     local_queue = view.try_get("LocalQueue", lq_name, ns) if lq_name else None
     cq_name = ((local_queue or {}).get("spec") or {}).get("clusterQueue") or \
@@ -203,54 +170,33 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
     cluster_queue = view.try_get("ClusterQueue", cq_name) if cq_name else None
     namespace_obj = view.try_get("Namespace", ns)
     managed = namespace_rule(openshift=config.kind == "Kueue", configuration=config.document,
-                             kueue_version=version, kueue_namespace=install.namespace)
+                             kueue_version=ctx.semantics.version, kueue_namespace=ctx.kueue_namespace)
     path = QueuePath(lq_name, local_queue, cluster_queue, namespace_obj, managed)
     if not admitted:
         findings.extend(queue_findings(path, totals, ns))
     elif managed.how == OPENSHIFT and namespace_obj is not None and not managed.manages(namespace_obj):
         findings.extend(queue_findings(path, {}, ns)[:1])
-    if cluster_queue is not None:
-        world = _quota_world(view, cluster_queue)
-        queue_doc = {"localQueue": lq_name, "clusterQueue": cq_name, "cohort": cohort_of(cluster_queue),
-                     "quota": quota_table(world, totals, binary), "verdict": None}
-        if wl is not None and not admitted and not result.rejected:
-            quota_found, queue_doc["verdict"] = quota_findings(
-                world, [(ps.name, ps.total) for ps in result.podsets], binary)
-            findings.extend(quota_found)
-        if subject.workload is None and not result.rejected:
-            rows = queue_doc["quota"]
-            fits = all(r["fits"] for r in rows) and len(rows) == len([n for n, v in totals.items() if v])
-            findings.append(finding("info" if fits else "warning", "WhatIfFit",
-                                    f"it would {'fit in' if fits else 'not fit in'} ClusterQueue {cq_name} now "
-                                    f"({'enough' if fits else 'not enough'} unused quota"
-                                    f"{' in its cohort' if queue_doc['cohort'] else ''})",
-                                    None if fits else "see the quota table: raise nominalQuota or wait"))
-
-    allocated = _allocations(view, subject, slices)
-    findings.extend(_overcharge_findings(allocated, result))
-    findings.extend(finding("info", n["code"], n["message"], n.get("fix")) for n in result.notes)
-    return {
-        "workload": ({"namespace": ns, "name": wl["metadata"]["name"]} if wl is not None else None),
-        "manifest": ({"kind": subject.manifest.get("kind"), "namespace": ns,
-                      "name": (subject.manifest.get("metadata") or {}).get("name")} if subject.manifest else None),
-        "kueueVersion": semantics.version,
-        "kueueVersionSource": version_source,
-        "kueueGates": gate_map,
-        "kueueInstallation": install.to_json(),
-        "admitted": admitted,
-        "state": state,
-        "dra": {"processed": result.dra_processed, "failedStep": result.failed_step,
-                "message": result.message, "retried": result.retried if result.rejected else None},
-        "podSets": podsets_doc,
-        "recorded": recorded_doc,
-        "queue": queue_doc,
-        "allocations": allocated,
-        "partial": bool(view.unreadable),
-        "findings": findings,
-    }
+    if cluster_queue is None:
+        return None, findings
+    world = quota_world(view, cluster_queue)
+    queue_doc = {"localQueue": lq_name, "clusterQueue": cq_name, "cohort": cohort_of(cluster_queue),
+                 "quota": quota_table(world, totals, binary), "verdict": None}
+    if wl is not None and not admitted and not result.rejected:
+        quota_found, queue_doc["verdict"] = quota_findings(world, [(ps.name, ps.total) for ps in result.podsets],
+                                                           binary)
+        findings.extend(quota_found)
+    if wl is None and not result.rejected:
+        rows = queue_doc["quota"]
+        fits = all(r["fits"] for r in rows) and len(rows) == len([n for n, v in totals.items() if v])
+        findings.append(finding("info" if fits else "warning", "WhatIfFit",
+                                f"it would {'fit in' if fits else 'not fit in'} ClusterQueue {cq_name} now "
+                                f"({'enough' if fits else 'not enough'} unused quota"
+                                f"{' in its cohort' if queue_doc['cohort'] else ''})",
+                                None if fits else "see the quota table: raise nominalQuota or wait"))
+    return queue_doc, findings
 
 
-def _quota_world(view: ClusterView, cluster_queue: dict[str, Any]) -> QuotaWorld:
+def quota_world(view: ClusterView, cluster_queue: dict[str, Any]) -> QuotaWorld:
     """The ClusterQueue, and every ClusterQueue and Cohort when it is in a cohort."""
     if not cohort_of(cluster_queue):
         return QuotaWorld(cluster_queue)
@@ -260,6 +206,58 @@ def _quota_world(view: ClusterView, cluster_queue: dict[str, Any]) -> QuotaWorld
         problem = "the " + " and ".join(k for k, v in (("ClusterQueues", queues), ("Cohorts", cohorts)) if v is None) \
             + " could not be read"
     return QuotaWorld(cluster_queue, queues, cohorts, problem)
+
+
+def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str, Any]:
+    ctx = kueue_context(view, settings)
+    findings = list(ctx.findings)
+    ns, wl = subject.namespace, subject.workload
+    slices = _SliceSource(view)
+    inputs = _charge_inputs(view, ctx, subject, slices)
+    result = ChargeEngine(inputs).compute(subject.podsets)
+    binary = inputs.binary_resources() if ctx.semantics.counters_binary_rendering else set()
+    dra_resources = {m.name for m in _mappings(ctx)} | inputs.extended_resource_names()
+    podsets_doc, totals = _podsets_doc(result, binary)
+
+    findings.extend(_dra_findings(result))
+    findings.extend(unknown_findings(result))
+    findings.extend(admission_counts_findings(result))
+    recorded_doc = None
+    admitted = wl is not None and is_admitted(wl)
+    findings.extend(admissibility_findings(result, inputs.adjust.limit_ranges, admitted))
+    if wl is not None:
+        recorded_doc, more = _recorded_part(wl, result, binary, dra_resources)
+        findings.extend(more)
+    queue_doc, more = _queue_part(view, subject, ctx, result, admitted, totals, binary)
+    findings.extend(more)
+    cluster_queue = _cluster_queue(view, subject)
+    partial_doc, more = partial_admission_part(quota_world(view, cluster_queue) if cluster_queue else None,
+                                               subject.podsets, result, admitted, ctx.partial_admission, binary)
+    findings.extend(more)
+
+    allocated = _allocations(view, subject, slices)
+    findings.extend(_overcharge_findings(allocated, result))
+    findings.extend(finding("info", n.code, n.message, n.fix) for n in result.notes)
+    return {
+        "workload": ({"namespace": ns, "name": wl["metadata"]["name"]} if wl is not None else None),
+        "manifest": ({"kind": subject.manifest.get("kind"), "namespace": ns,
+                      "name": (subject.manifest.get("metadata") or {}).get("name")} if subject.manifest else None),
+        "kueueVersion": ctx.semantics.version,
+        "kueueVersionSource": ctx.version_source,
+        "kueueGates": ctx.gate_map,
+        "kueueInstallation": ctx.installation.to_json() if ctx.installation else None,
+        "admitted": admitted,
+        "state": _state(wl) if wl is not None else "WhatIf",
+        "dra": {"processed": result.dra_processed, "failedStep": result.failed_step,
+                "message": result.message, "retried": result.retried if result.rejected else None},
+        "podSets": podsets_doc,
+        "recorded": recorded_doc,
+        "queue": queue_doc,
+        "partialAdmission": partial_doc,
+        "allocations": allocated,
+        "partial": bool(view.unreadable),
+        "findings": findings,
+    }
 
 
 class _SliceSource:
@@ -290,13 +288,10 @@ def _sum_recorded(recorded: dict[str, dict[str, str]], binary: set[str]) -> dict
     return {n: format_usage(n, v, binary) for n, v in sums.items()}
 
 
-def _render_line(line: dict[str, Any], binary: set[str]) -> dict[str, Any]:
-    out = dict(line)
-    resource = line.get("resource")
-    if isinstance(line.get("perPod"), int) and resource:
-        out["perPod"] = format_usage(resource, line["perPod"], binary)
-    elif isinstance(line.get("perPod"), int) and line.get("kind") == "podRequests":
-        out["perPod"] = format_usage(line["resource"], line["perPod"], binary)
+def _render_line(line: ChargeLine, binary: set[str]) -> dict[str, Any]:
+    out = line.doc()
+    if line.resource is not None:
+        out["perPod"] = format_usage(line.resource, line.per_pod, binary)
     return out
 
 
@@ -311,7 +306,7 @@ def _state(wl: dict[str, Any]) -> str:
     return "Pending"
 
 
-def _dra_findings(result: ChargeResult, gates: KueueGates) -> list[dict[str, Any]]:
+def _dra_findings(result: ChargeResult) -> list[dict[str, Any]]:
     if not result.rejected:
         return []
     found = cause_of(result.message or "")
@@ -322,7 +317,7 @@ def _dra_findings(result: ChargeResult, gates: KueueGates) -> list[dict[str, Any
 
 
 def _condition_findings(wl: dict[str, Any], result: ChargeResult) -> list[dict[str, Any]]:
-    out = []
+    out: list[dict[str, Any]] = []
     qr = condition(wl, "QuotaReserved")
     if qr is None or qr.get("status") != "False":
         return out
@@ -350,7 +345,7 @@ def _workload_pods(view: ClusterView, subject: Subject) -> list[dict[str, Any]]:
     name = owner["metadata"]["name"]
     if owner.get("kind") == "Pod":
         return [owner]
-    pods = view.try_list("Pod", subject.namespace, label_selector=f"{JOB_NAME_LABEL}={name}") or []
+    pods: list[dict[str, Any]] = view.try_list("Pod", subject.namespace, label_selector=f"{JOB_NAME_LABEL}={name}") or []
     return [p for p in pods if any(o.get("uid") == owner["metadata"].get("uid")
                                    for o in (p.get("metadata") or {}).get("ownerReferences") or [])] or pods
 
@@ -360,7 +355,7 @@ def _allocations(view: ClusterView, subject: Subject, slices: _SliceSource) -> l
     if not any((p.get("spec") or {}).get("resourceClaims") or
                (p.get("status") or {}).get("extendedResourceClaimStatus") for p in pods):
         return []
-    claims = view.try_list("ResourceClaim", subject.namespace) or []
+    claims: list[dict[str, Any]] = view.try_list("ResourceClaim", subject.namespace) or []
     drivers = {r.get("driver") for c in claims
                for r in ((((c.get("status") or {}).get("allocation") or {}).get("devices") or {}).get("results") or [])
                if isinstance(r.get("driver"), str)}
@@ -371,13 +366,13 @@ def _overcharge_findings(allocated: list[dict[str, Any]], result: ChargeResult) 
     out = []
     for ps in result.podsets:
         for line in ps.lines:
-            if line.get("kind") != "counter":
+            if not isinstance(line, CounterLine):
                 continue
-            low = overcharge(allocated, line["counter"], line["counterValue"])
+            low = overcharge(allocated, line.counter, line.counter_value)
             if low:
                 out.append(finding(
                     "info", "ChargedAboveAllocation",
-                    f"Kueue charges {line['counterValue']} of {line['counter']} per device (the MAX over every "
+                    f"Kueue charges {line.counter_value} of {line.counter} per device (the MAX over every "
                     f"device the request could get), but {len(low)} allocated device(s) consume less "
                     f"({', '.join(low[:3])}{'…' if len(low) > 3 else ''})",
                     "narrow the request's CEL selector to one device shape to make the charge exact"))

@@ -40,7 +40,8 @@ class ExplainRequest:
 
 
 def explain_document(view: ClusterView, req: ExplainRequest) -> dict[str, Any]:
-    from .explain import Settings, explain, resolve, resolve_in_all_namespaces, subject_from_manifest
+    from .explain import Settings, explain
+    from .subject import resolve, resolve_in_all_namespaces, subject_from_manifest
 
     ref, manifest = req.ref, req.manifest
     namespace = req.namespace or view.default_namespace

@@ -4,7 +4,6 @@ A Workload already carries ``spec.podSets`` (name, count, pod template); for a m
 not submitted yet (``explain -f``) the pod sets are derived the way Kueue's integrations do it.
 """
 
-import copy
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,6 +11,7 @@ from ..dra.quantity import Quantity, parse_quantity
 from ..errors import UsageError
 
 DEFAULT_PODSET = "main"
+JOB_MIN_PARALLELISM = "kueue.x-k8s.io/job-min-parallelism"
 
 
 @dataclass
@@ -19,6 +19,10 @@ class PodSet:
     name: str
     count: int
     template: dict[str, Any]  # a PodTemplateSpec: {"metadata": …, "spec": …}
+    #: the fewest pods Kueue may admit the pod set with (partial admission); None: all of them
+    min_count: int | None = None
+    #: the count Kueue admitted it with (``status.admission.podSetAssignments[].count``)
+    admitted_count: int | None = None
 
     @property
     def spec(self) -> dict[str, Any]:
@@ -39,14 +43,28 @@ def job_pods_count(spec: dict[str, Any]) -> int:
     return parallelism
 
 
+def job_min_count(job: dict[str, Any]) -> int | None:
+    """The Job integration's ``minCount``: the ``kueue.x-k8s.io/job-min-parallelism`` annotation."""
+    raw = ((job.get("metadata") or {}).get("annotations") or {}).get(JOB_MIN_PARALLELISM)
+    try:
+        return int(raw) if raw is not None else None
+    except ValueError:
+        return None
+
+
 def podsets_from_workload(workload: dict[str, Any]) -> list[PodSet]:
     """Pod sets of a Workload, with the count after ``status.reclaimablePods``."""
     reclaim = {r.get("name"): _int(r.get("count"), 0)
                for r in (workload.get("status") or {}).get("reclaimablePods") or []}
+    admitted = {a.get("name"): _int(a["count"], 0)
+                for a in ((workload.get("status") or {}).get("admission") or {}).get("podSetAssignments") or []
+                if a.get("count") is not None}
     out = []
     for ps in (workload.get("spec") or {}).get("podSets") or []:
+        name = ps.get("name") or DEFAULT_PODSET
         count = max(0, _int(ps.get("count"), 1) - reclaim.get(ps.get("name"), 0))
-        out.append(PodSet(ps.get("name") or DEFAULT_PODSET, count, ps.get("template") or {}))
+        min_count = _int(ps["minCount"], count) if ps.get("minCount") is not None else None
+        out.append(PodSet(name, count, ps.get("template") or {}, min_count, admitted.get(name)))
     return out
 
 
@@ -57,7 +75,7 @@ def podsets_from_manifest(obj: dict[str, Any]) -> list[PodSet]:
     if kind == "Workload":
         return podsets_from_workload(obj)
     if kind == "Job":
-        return [PodSet(DEFAULT_PODSET, job_pods_count(spec), spec.get("template") or {})]
+        return [PodSet(DEFAULT_PODSET, job_pods_count(spec), spec.get("template") or {}, job_min_count(obj))]
     if kind == "Pod":
         return [PodSet(DEFAULT_PODSET, 1, {"metadata": obj.get("metadata") or {}, "spec": spec})]
     if kind == "JobSet":
@@ -70,21 +88,6 @@ def podsets_from_manifest(obj: dict[str, Any]) -> list[PodSet]:
     raise UsageError(f"cannot explain a {kind or 'document without kind'} manifest",
                      "give a Job, Pod, JobSet or Workload (for other kinds, submit it and explain the "
                      "Workload Kueue creates)")
-
-
-def adjusted_template(podset: PodSet) -> dict[str, Any]:
-    """The pod spec after Kueue's ``AdjustResources``: limits copied into missing requests.
-    (LimitRange defaults and RuntimeClass overhead are not applied here.)"""
-    spec = copy.deepcopy(podset.spec)
-    for key in ("initContainers", "containers"):
-        for c in spec.get(key) or []:
-            resources = c.setdefault("resources", {})
-            requests = resources.get("requests") or {}
-            for name, value in (resources.get("limits") or {}).items():
-                requests.setdefault(name, value)
-            if requests:
-                resources["requests"] = requests
-    return spec
 
 
 def _add(into: dict[str, Quantity], more: dict[str, Quantity]) -> None:

@@ -44,6 +44,9 @@ class Semantics:
     counters_binary_rendering: bool
     #: >= 0.18.5 / 0.19.1: extended resources resolve to the class the scheduler picks
     er_scheduler_class_choice: bool
+    #: >= 0.18.5 / 0.19.1: transformation outputs are summed apart from the requests (negatives
+    #: floored, the retained input not multiplied); before, one map in Go's iteration order
+    separate_transform_outputs: bool = True
     #: how Kueue's vendored k8s.io/dynamic-resource-allocation builds ``device`` and words CEL errors
     #: (v0.18.x: v0.36.1, v0.19.x: v0.36.2, the same cel/compile.go; both with Features{})
     cel_dialect: CelDialect = KUEUE_DRA_V036
@@ -68,6 +71,7 @@ class Semantics:
             rejects_constraints_and_config=v < (0, 18, 2),
             counters_binary_rendering=v >= (0, 18, 4),
             er_scheduler_class_choice=v >= (0, 19, 1) or (0, 18, 5) <= v < (0, 19, 0),
+            separate_transform_outputs=v >= (0, 19, 1) or (0, 18, 5) <= v < (0, 19, 0),
         )
 
 

@@ -54,9 +54,11 @@ def explain_text(doc: dict[str, Any], opts: Any) -> str:
     rows = []
     for ps in doc["podSets"]:
         first = True
-        for name in sorted(ps["charge"]):
-            rows.append([ps["name"] if first else "", str(ps["count"]) if first else "", name,
-                         ps["perPod"].get(name, ""), ps["charge"][name],
+        unknown = ps.get("unknown") or {}
+        for name in sorted(set(ps["charge"]) | set(unknown)):
+            rows.append([ps["name"] if first else "", _count_cell(ps) if first else "", name,
+                         "unknown" if name in unknown else ps["perPod"].get(name, ""),
+                         "unknown" if name in unknown else ps["charge"][name],
                          recorded.get(name, "-") if len(doc["podSets"]) == 1 else "-"])
             first = False
     if rows:
@@ -72,6 +74,11 @@ def explain_text(doc: dict[str, Any], opts: Any) -> str:
         parts.append("How the device charge is derived:")
         for name, line in lines:
             parts.append(f"  {name}: {_derivation(line, wide)}")
+    before = _before_charge_lines(doc)
+    if before:
+        parts.append("")
+        parts.append("What Kueue does to the pod requests first:")
+        parts.extend(f"  {line}" for line in before)
     queue = doc.get("queue") or {}
     if queue.get("quota") and (wide or not doc["admitted"]):
         parts.append("")
@@ -87,3 +94,39 @@ def explain_text(doc: dict[str, Any], opts: Any) -> str:
         parts.append("")
         parts.append(findings_text(doc["findings"], style))
     return "\n".join(parts)
+
+
+def _count_cell(ps: dict[str, Any]) -> str:
+    """"4", or "4 requested, 3 admitted" after partial admission."""
+    admitted = ps.get("admittedCount")
+    if admitted is not None and admitted != ps["count"]:
+        return f"{ps['count']} requested, {admitted} admitted"
+    return str(ps["count"])
+
+
+def _before_charge_lines(doc: dict[str, Any]) -> list[str]:
+    """Where the cpu/memory amounts came from: AdjustResources (RuntimeClass overhead, LimitRange
+    defaults, limits used as requests), excluded prefixes, transformations."""
+    out = []
+    for ps in doc["podSets"]:
+        for a in ps.get("adjustments") or []:
+            out.append(f"{ps['name']}: {_adjustment_text(a)}")
+        if ps.get("excluded"):
+            out.append(f"{ps['name']}: not counted (excludeResourcePrefixes): {', '.join(ps['excluded'])}")
+        for t in ps.get("transformations") or []:
+            by = f" × {t['multiplyBy']} {t['multiplier']}" if t.get("multiplier") else ""
+            outs = ", ".join(f"{v} {k}" for k, v in t["outputs"].items()) or "nothing"
+            kept = "kept" if t["strategy"] == "Retain" else "replaced"
+            out.append(f"{ps['name']}: transformation {t['input']} {t['amount']}{by} → {outs} per pod "
+                       f"({t['strategy']}: {t['input']} {kept})")
+        for name, why in sorted((ps.get("unknown") or {}).items()):
+            out.append(f"{ps['name']}: {name} unknown — {why}")
+    return out
+
+
+_STEP_TEXT = {"runtimeClassOverhead": "pod overhead", "limitRangeDefault": "default limit",
+              "limitRangeDefaultRequest": "default request", "limitAsRequest": "request = limit"}
+
+
+def _adjustment_text(a: dict[str, Any]) -> str:
+    return f"{a['target']}: {_STEP_TEXT.get(a['step'], a['step'])} {a['resource']}={a['value']} from {a['source']}"

@@ -78,10 +78,13 @@ def items_of(doc: dict) -> list[dict]:
 
 
 DRA_KINDS = "deviceclasses.resource.k8s.io,resourceslices.resource.k8s.io"
+WORLD_KINDS = DRA_KINDS + ",runtimeclasses.node.k8s.io"
 
 
 def load_world(cluster: Cluster, world: World) -> None:
-    cluster.kubectl("delete", DRA_KINDS, "--all", "--wait=true")
+    cluster.kubectl("delete", WORLD_KINDS, "--all", "--wait=true")
+    if world.cluster_objects:
+        cluster.apply(world.cluster_objects)
     for i, group in enumerate(world.class_groups):
         if i:
             time.sleep(1.1)  # distinct creationTimestamps: "the newest DeviceClass" is well defined
@@ -289,11 +292,16 @@ def judge(row: Row, wl: dict, doc: dict | None, err: str) -> Row:
         row.details["predictedMessage"] = said
         if said != message:
             problems.append(f"quota message differs: explain {said!r}")
+    if want_code in EXACT_MESSAGE_CODES and not any(
+            message in (f.get("message") or "") for f in doc.get("findings") or [] if f.get("code") == want_code):
+        problems.append(f"{want_code}: explain does not predict Kueue's message")
     row.agree, row.why = not problems, "; ".join(problems)
     return row
 
 
 QUOTA_CODES = ("ExceedsQuota", "QuotaExhausted")
+#: pending verdicts whose message explain predicts character for character (not only the code)
+EXACT_MESSAGE_CODES = ("RequestsExceedLimits", "LimitRangeViolated")
 
 
 def _merge(per_podset: dict[str, dict[str, str]]) -> dict[str, str]:

@@ -126,8 +126,11 @@ class World:
     #: DeviceClasses in groups; each group is created more than a second after the previous one
     class_groups: list[list[dict]] = field(default_factory=list)
     slices: list[dict] = field(default_factory=list)
-    #: more fields of Kueue's Configuration (fairSharing, ...)
+    #: more fields of Kueue's Configuration (fairSharing, resources.transformations, ...); a distinct
+    #: value restarts Kueue
     config: dict = field(default_factory=dict)
+    #: other cluster-scoped objects of the world (RuntimeClasses)
+    cluster_objects: list[dict] = field(default_factory=list)
 
 
 @dataclass
@@ -614,6 +617,9 @@ def _cel_error_scenarios(w: World, prefix: str = "") -> list[Scenario]:
           GPU_Q,
           [template("bad", request("badsel.example.com", selector=f"device.driver == '{GPU}'")),
            job("train", pod_spec({"gpu": "bad"}))], ["job/train"], expect="inadmissible"),
+        S(P + "cel-allow-multiple", "device.allowMultipleAllocations == false: declared for Kueue too, and false", w,
+          GPU_Q, [template("ama", request("gpu.example.com", selector="device.allowMultipleAllocations == false")),
+                  job("train", pod_spec({"gpu": "ama"}))], ["job/train"]),
         S(P + "cel-not-bool", "request selector yields a string: cel-go's conversion error", w, GPU_Q,
           [template("str", request("gpu.example.com", selector=f"device.attributes['{GPU}'].model")),
            job("train", pod_spec({"gpu": "str"}))], ["job/train"], expect="inadmissible"),
@@ -671,15 +677,206 @@ def _capacity_scenarios(w: World) -> list[Scenario]:
         S("capacity-unsatisfiable", "capacity request 50Gi above every valid value: Kueue rejects it", w, q,
           [template("c", _capacity_request("share.example.com", "50Gi")), job("train", pod_spec({"g": "c"}))],
           ["job/train"], expect="inadmissible"),
+        S("cel-allow-multiple-shared", "shareable devices, selector device.allowMultipleAllocations: Kueue's CEL "
+          "device does not copy the field, so none matches", w, q,
+          [template("c", request("share.example.com", selector="device.allowMultipleAllocations")),
+           job("train", pod_spec({"g": "c"}))], ["job/train"], expect="inadmissible"),
         S("capacity-no-dimension", "the mapping's capacity (bandwidth) is published by no device", w, q,
           [template("c", _capacity_request("nodim.example.com")), job("train", pod_spec({"g": "c"}))],
           ["job/train"], expect="inadmissible"),
     ]
 
 
+# ----------------------------------------- before the DRA charge: adjustment, transformations, partial
+def limit_range(name: str, *items: dict) -> dict:
+    return {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": name}, "spec": {"limits": list(items)}}
+
+
+def runtime_class(name: str, overhead: dict | None) -> dict:
+    rc: dict[str, Any] = {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": name},
+                          "handler": name}
+    if overhead:
+        rc["overhead"] = {"podFixed": overhead}
+    return rc
+
+
+def partial_job(name: str, spec: dict, parallelism: int, min_parallelism: int) -> dict:
+    j = job(name, spec, parallelism=parallelism)
+    j["metadata"]["annotations"] = {"kueue.x-k8s.io/job-min-parallelism": str(min_parallelism)}
+    return j
+
+
+def adjust_world(name: str, version: str = V19, gates: dict | None = None) -> World:
+    """The devices world (same Kueue configuration: no restart) with RuntimeClasses."""
+    w = devices_world(name, version, gates)
+    w.cluster_objects = [runtime_class("kata", {"cpu": "250m", "memory": "160Mi"}),
+                         runtime_class("runc-plain", None)]
+    return w
+
+
+CONTAINER_DEFAULTS = {"type": "Container", "default": {"cpu": "1", "memory": "1Gi"},
+                      "defaultRequest": {"cpu": "300m", "memory": "256Mi"}}
+
+
+def _adjust_scenarios(w: World, prefix: str = "") -> list[Scenario]:
+    P, S = prefix, Scenario
+    gpu1 = template("gpu-1", request("gpu.example.com"))
+    bare = container("main", claims=["gpu"])  # no requests, no limits
+    return [
+        S(P + "lr-container-defaults", "LimitRange defaultRequest for a container without requests (x2 pods)",
+          w, GPU_Q, [limit_range("defaults", CONTAINER_DEFAULTS), gpu1,
+                     job("train", pod_spec({"gpu": "gpu-1"}, containers=[bare]), parallelism=2)], ["job/train"]),
+        S(P + "lr-partly-set", "LimitRange defaults only what a container lacks (cpu set, memory defaulted)", w,
+          GPU_Q, [limit_range("defaults", CONTAINER_DEFAULTS), gpu1,
+                  job("train", pod_spec({"gpu": "gpu-1"}, containers=[
+                      container("main", requests={"cpu": "800m"}, claims=["gpu"]), container("side")]))],
+          ["job/train"]),
+        S(P + "lr-default-limit-below-request", "a LimitRange default limit below the container's request: Kueue's "
+          "resource validation keeps it waiting", w, GPU_Q,
+          [limit_range("defaults", CONTAINER_DEFAULTS), gpu1,
+           job("train", pod_spec({"gpu": "gpu-1"}, containers=[container("main", requests={"cpu": "2"},
+                                                                         claims=["gpu"])]))],
+          ["job/train"], expect="pending"),
+        S(P + "lr-above-max", "a request above the LimitRange max (container and pod)", w, GPU_Q,
+          [limit_range("bounds", {"type": "Container", "max": {"memory": "1Gi"}}, {"type": "Pod", "max": {"cpu": "1"}}),
+           gpu1, job("train", pod_spec({"gpu": "gpu-1"}, containers=[
+               container("main", requests={"cpu": "800m", "memory": "2Gi"}, limits={"memory": "2Gi"}, claims=["gpu"]),
+               container("side", requests={"cpu": "800m"})]))], ["job/train"], expect="pending"),
+        S(P + "lr-default-limit-only", "LimitRange with only a default limit: the API server makes it the "
+          "default request", w, GPU_Q,
+          [limit_range("limits", {"type": "Container", "default": {"cpu": "700m", "memory": "512Mi"}}), gpu1,
+           job("train", pod_spec({"gpu": "gpu-1"}, containers=[bare]))], ["job/train"]),
+        S(P + "lr-max-only", "LimitRange with only a max: default limit and request = max", w, GPU_Q,
+          [limit_range("max", {"type": "Container", "max": {"memory": "768Mi"}}), gpu1,
+           job("train", pod_spec({"gpu": "gpu-1"}, containers=[container("main", requests={"cpu": "1"},
+                                                                         claims=["gpu"])]))], ["job/train"]),
+        S(P + "lr-request-before-limit", "init container with a limit only: the LimitRange default request "
+          "wins over the limit", w, GPU_Q,
+          [limit_range("defaults", CONTAINER_DEFAULTS), gpu1,
+           job("train", pod_spec({"gpu": "gpu-1"}, containers=[bare],
+                                 init=[container("setup", limits={"cpu": "4", "memory": "4Gi"})]))],
+          ["job/train"]),
+        S(P + "lr-two-ranges", "two LimitRanges: one defaults cpu, the other memory (and a Pod max)", w, GPU_Q,
+          [limit_range("a-cpu", {"type": "Container", "defaultRequest": {"cpu": "150m"}}),
+           limit_range("b-mem", {"type": "Container", "defaultRequest": {"memory": "300Mi"}},
+                       {"type": "Pod", "max": {"cpu": "50"}}),
+           gpu1, job("train", pod_spec({"gpu": "gpu-1"}, containers=[bare]))], ["job/train"]),
+        S(P + "lr-extended-resource", "LimitRange defaults example.com/vgpu (a mapped class's extendedResourceName): "
+          "with a claim in the pod Kueue's DRA step routes it to the mapping, summed with the claim", w,
+          {**GPU_Q, "example.com/vgpu": "100"},
+          [limit_range("vgpu", {"type": "Container", "default": {"example.com/vgpu": "1"},
+                                "defaultRequest": {"example.com/vgpu": "1"}}), gpu1,
+           job("train", pod_spec({"gpu": "gpu-1"}, containers=[container("main", requests={"cpu": "1"},
+                                                                         claims=["gpu"])]), parallelism=2)],
+          ["job/train"]),
+        S(P + "lr-extended-resource-no-claim", "the same LimitRange default without a claim: Kueue decides on DRA "
+          "before the defaults, so example.com/vgpu is charged under its own name", w,
+          {**GPU_Q, "example.com/vgpu": "100"},
+          [limit_range("vgpu", {"type": "Container", "default": {"example.com/vgpu": "1"},
+                                "defaultRequest": {"example.com/vgpu": "1"}}),
+           job("train", pod_spec(containers=[container("main", requests={"cpu": "1"})]), parallelism=2)],
+          ["job/train"]),
+        S(P + "runtime-class-overhead", "RuntimeClass overhead.podFixed added per pod (x3 pods)", w, GPU_Q,
+          [gpu1, job("train", dict(pod_spec({"gpu": "gpu-1"}), runtimeClassName="kata"), parallelism=3)],
+          ["job/train"]),
+        S(P + "runtime-class-no-overhead", "a RuntimeClass without overhead, and one that does not exist", w,
+          GPU_Q, [gpu1, job("plain", dict(pod_spec({"gpu": "gpu-1"}), runtimeClassName="runc-plain")),
+                  job("ghost", dict(pod_spec({"gpu": "gpu-1"}), runtimeClassName="no-such-class"))],
+          ["job/plain", "job/ghost"]),
+        S(P + "runtime-class-and-lr", "RuntimeClass overhead and LimitRange defaults together", w, GPU_Q,
+          [limit_range("defaults", CONTAINER_DEFAULTS), gpu1,
+           job("train", dict(pod_spec({"gpu": "gpu-1"}, containers=[bare]), runtimeClassName="kata"),
+               parallelism=2)], ["job/train"]),
+        S(P + "pod-level-limits", "pod-level resources with limits only: used as the pod's requests", w, GPU_Q,
+          [limit_range("defaults", CONTAINER_DEFAULTS), gpu1,
+           job("train", dict(pod_spec({"gpu": "gpu-1"}, containers=[bare]),
+                             resources={"limits": {"cpu": "3", "memory": "3Gi"}}))], ["job/train"]),
+    ]
+
+
+def _partial_scenarios(w: World, prefix: str = "") -> list[Scenario]:
+    P, S = prefix, Scenario
+    gpu1 = template("gpu-1", request("gpu.example.com"))
+    one_cpu = container("main", requests={"cpu": "1"}, claims=["gpu"])
+    return [
+        S(P + "partial-admitted", "4 pods, minCount 2, quota for 3 GPUs: admitted with 3", w,
+          {**BASE_QUOTA, "example.com/gpu": "3"},
+          [gpu1, partial_job("train", pod_spec({"gpu": "gpu-1"}, containers=[one_cpu]), 4, 2)], ["job/train"]),
+        S(P + "partial-pending", "4 pods, minCount 3, quota for 2 GPUs: even the minimum does not fit", w,
+          {**BASE_QUOTA, "example.com/gpu": "2"},
+          [gpu1, partial_job("train", pod_spec({"gpu": "gpu-1"}, containers=[one_cpu]), 4, 3)], ["job/train"],
+          expect="pending"),
+        S(P + "partial-podsets", "a Workload: driver 1 pod + workers 6 pods (minCount 2), quota for 5 GPUs", w,
+          {**BASE_QUOTA, "example.com/gpu": "5"},
+          [gpu1, _partial_workload("train", pod_spec({"gpu": "gpu-1"}, containers=[one_cpu]))],
+          ["workload/train"]),
+    ]
+
+
+def _partial_workload(name: str, spec: dict) -> dict:
+    wl = workload(name, [("driver", 1, spec), ("workers", 6, spec)])
+    wl["spec"]["podSets"][1]["minCount"] = 2
+    return wl
+
+
+TRANSFORMATIONS = {"resources": {
+    "excludeResourcePrefixes": ["example.org/"],
+    "transformations": [
+        {"input": "example.com/legacy-gpu", "strategy": "Replace", "outputs": {"example.com/gpu": "1"}},
+        {"input": "example.com/vslice", "strategy": "Retain", "multiplyBy": "example.com/slots",
+         "outputs": {"example.com/credits": "3"}},
+        {"input": "example.com/mem-unit", "strategy": "Replace",
+         "outputs": {"memory": "512Mi", "cpu": "250m"}},
+    ]}}
+
+
+def transform_world(name: str, version: str = V19, gates: dict | None = None) -> World:
+    w = devices_world(name, version, gates)
+    w.config = copy.deepcopy(TRANSFORMATIONS)
+    return w
+
+
+def _transform_scenarios(w: World, prefix: str = "") -> list[Scenario]:
+    P, S = prefix, Scenario
+    gpu2 = template("gpu-2", request("gpu.example.com", 2))
+
+    vslices = {"example.com/vslice": "2", "example.com/slots": "4"}
+
+    credits = {**BASE_QUOTA, "example.com/credits": "1k", "example.com/vslice": "100", "example.com/slots": "100"}
+    return [
+        S(P + "tf-replace", "transformation Replace: legacy-gpu 2 → 2 example.com/gpu (x2 pods)", w, GPU_Q,
+          [job("train", pod_spec(containers=[container(requests={"cpu": "1", "example.com/legacy-gpu": "2"},
+                                                       limits={"example.com/legacy-gpu": "2"})]), parallelism=2)],
+          ["job/train"]),
+        S(P + "tf-replace-plus-dra", "transformation output and a DRA claim charge the same resource: summed",
+          w, GPU_Q,
+          [gpu2, job("train", pod_spec({"gpu": "gpu-2"}, containers=[
+              container(requests={"cpu": "1", "example.com/legacy-gpu": "1"}, limits={"example.com/legacy-gpu": "1"},
+                        claims=["gpu"])]))], ["job/train"]),
+        S(P + "tf-retain-multiply", "Retain with multiplyBy: vslice 2 × slots 4 × 3 credits, vslice kept", w,
+          credits,
+          [job("train", pod_spec(containers=[container(requests={"cpu": "100m", **vslices}, limits=vslices)]))],
+          ["job/train"]),
+        S(P + "tf-output-adds-to-request", "outputs memory/cpu add to what the pod requests under those names", w,
+          GPU_Q,
+          [gpu2, job("train", pod_spec({"gpu": "gpu-2"}, containers=[
+              container(requests={"cpu": "1", "memory": "1Gi", "example.com/mem-unit": "3"},
+                        limits={"example.com/mem-unit": "3"}, claims=["gpu"])]), parallelism=2)], ["job/train"]),
+        S(P + "tf-exclude-prefix", "excludeResourcePrefixes: example.org/ is not charged (not even covered)", w,
+          GPU_Q,
+          [gpu2, job("train", pod_spec({"gpu": "gpu-2"}, containers=[
+              container(requests={"cpu": "500m", "example.org/licence": "2"}, limits={"example.org/licence": "2"},
+                        claims=["gpu"])]))], ["job/train"]),
+    ]
+
+
 _V18_DEVICES = ("template-count", "two-claims", "er-mapped", "er-same-name", "er-init-containers", "er-sidecar",
                 "unmapped-class", "cel-too-few", "admin-access")
 _V18_MIG = ("mig-one", "mig-max", "mig-counter-sets", "mig-stale-pool")
+_V18_ADJUST = ("lr-container-defaults", "lr-request-before-limit", "runtime-class-overhead",
+               "lr-default-limit-below-request")
+_V18_PARTIAL = ("partial-admitted",)
+_V18_TRANSFORM = ("tf-retain-multiply", "tf-replace-plus-dra")
 V18_GATES = {"KueueDRAIntegrationExtendedResource": True, "KueueDRAIntegrationPartitionableDevices": True}
 
 
@@ -700,6 +897,10 @@ def scenarios(versions: tuple[str, ...] = (V19,)) -> list[Scenario]:
         dra_off = {"KueueDRAIntegration": False, "KueueDRAIntegrationExtendedResource": False,
                    "KueueDRAIntegrationPartitionableDevices": False}
         gpu_only = [DEVICES_MAPPINGS[0]]
+        adjust = adjust_world("adjust")
+        out += _adjust_scenarios(adjust)
+        out += _partial_scenarios(adjust)
+        out += _transform_scenarios(transform_world("transformations"))
         out += _gate_scenarios(devices_world("dra-off", gates=dra_off, mappings=gpu_only),
                                devices_world("dra-off-no-reject", mappings=gpu_only,
                                              gates={**dra_off, "KueueDRARejectWorkloadsWhenDRADisabled": False}),
@@ -712,4 +913,9 @@ def scenarios(versions: tuple[str, ...] = (V19,)) -> list[Scenario]:
         out += [s for s in _mig_scenarios(m, "0.18/") if s.id[5:] in _V18_MIG]
         out += [s for s in _cohort_scenarios(w, "0.18/") if s.id[5:] in ("cohort-lending-limit", "cohort-nested")]
         out += _cel_error_scenarios(w, "0.18/")[:1]
+        a = adjust_world("adjust-0.18", V18, V18_GATES)
+        out += [s for s in _adjust_scenarios(a, "0.18/") if s.id[5:] in _V18_ADJUST]
+        out += [s for s in _partial_scenarios(a, "0.18/") if s.id[5:] in _V18_PARTIAL]
+        t = transform_world("transformations-0.18", V18, V18_GATES)
+        out += [s for s in _transform_scenarios(t, "0.18/") if s.id[5:] in _V18_TRANSFORM]
     return copy.deepcopy(out)

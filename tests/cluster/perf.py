@@ -136,7 +136,7 @@ def kubectl_lists(command: str, namespace: str, kueue_namespace: str = "kueue-sy
     if command == "explain":
         return [["get", "resourceslices", "--field-selector", f"spec.driver={driver}", "-o", "json"],
                 ["get", "deviceclasses,clusterqueues", "-o", "json"],
-                ["get", "workloads,jobs,resourceclaimtemplates,localqueues", "-n", namespace, "-o", "json"],
+                ["get", "workloads,jobs,resourceclaimtemplates,localqueues,limitranges", "-n", namespace, "-o", "json"],
                 ["get", "configmaps,deployments", "-n", kueue_namespace, "-o", "json"]]
     if command == "verify":
         return [slices, ["get", "deviceclasses,clusterqueues,localqueues,namespaces", "-A", "-o", "json"],

@@ -6,7 +6,7 @@ import json
 import pytest
 
 import setups
-from harness import run_plugin
+from harness import REPO_ROOT, run_plugin
 
 CASES = [
     ("resourceclaimtemplate", "team-a", "job/train-llm", {"whole-gpus": "4", "cpu": "8", "memory": "32Gi"}),
@@ -91,3 +91,51 @@ spec:
     assert doc["podSets"][0]["charge"]["gpu.memory"] == "39Gi"  # 2 pods x 19968Mi (3g.20gb) = 39936Mi
     fit = next(f for f in doc["findings"] if f["code"] == "WhatIfFit")
     assert "would fit in ClusterQueue research-cq" in fit["message"]
+
+
+def test_limit_range_defaults_and_an_unreadable_limit_range_list(cluster_gates_on, loaded, tmp_path):
+    """LimitRange defaults and RuntimeClass overhead are read from the real API server and charged
+    (a what-if Job); a user who may not list LimitRanges gets cpu/memory "unknown", the answer
+    marked partial, never a silent 0."""
+    import yaml
+
+    c = cluster_gates_on
+    ns = c.create_namespace("limits")
+    c.apply([{"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "defaults", "namespace": ns},
+              "spec": {"limits": [{"type": "Container", "default": {"cpu": "1", "memory": "1Gi"},
+                                   "defaultRequest": {"cpu": "300m", "memory": "256Mi"}}]}},
+             {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "kata-live"},
+              "handler": "kata", "overhead": {"podFixed": {"cpu": "250m", "memory": "160Mi"}}}])
+    job = {"apiVersion": "batch/v1", "kind": "Job",
+           "metadata": {"name": "what-if", "namespace": ns, "labels": {"kueue.x-k8s.io/queue-name": "lq"}},
+           "spec": {"parallelism": 2, "template": {"spec": {
+               "restartPolicy": "Never", "runtimeClassName": "kata-live",
+               "containers": [{"name": "main", "image": "busybox"}]}}}}
+    proc = run_plugin(c, "explain", "-f", "-", "-o", "json", input=yaml.safe_dump(job))
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    ps = doc["podSets"][0]
+    assert ps["charge"] == {"cpu": "1100m", "memory": "832Mi"}  # 2 x (300m + 250m), 2 x (256Mi + 160Mi)
+    assert {(a["step"], a["resource"], a["source"]) for a in ps["adjustments"]} >= {
+        ("limitRangeDefaultRequest", "cpu", f"LimitRange {ns}/defaults"),
+        ("runtimeClassOverhead", "memory", "RuntimeClass kata-live")}
+    assert not doc["partial"]
+
+    role = yaml.safe_load((REPO_ROOT / "deploy" / "rbac" / "reader-clusterrole.yaml").read_text())
+    role["metadata"]["name"] = "no-limitranges"
+    role["rules"] = [r for r in role["rules"] if "limitranges" not in r.get("resources", [])]
+    c.apply([role, {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+                    "metadata": {"name": "no-limitranges"},
+                    "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+                                "name": "no-limitranges"},
+                    "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "no-lr-user"}]}])
+    proc = run_plugin(c, "explain", "-f", "-", "-o", "json", "--as", "no-lr-user", input=yaml.safe_dump(job))
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    ps = doc["podSets"][0]
+    assert doc["partial"] is True
+    assert set(ps["unknown"]) == {"cpu", "memory"} and "forbidden" in ps["unknown"]["cpu"]
+    assert "cpu" not in ps["charge"] and "memory" not in ps["charge"]
+    assert any(f["code"] == "ChargeUnknown" for f in doc["findings"])
+    text = run_plugin(c, "explain", "-f", "-", "--as", "no-lr-user", input=yaml.safe_dump(job)).stdout
+    assert "unknown" in text and "LimitRanges" in text

@@ -85,8 +85,8 @@ def test_template_count_times_podset_count():
     ps = res.podsets[0]
     assert ps.per_pod["example.com/gpu"] == 2
     assert ps.total == {"cpu": 3000, "example.com/gpu": 6}
-    line = next(ln for ln in ps.lines if ln["kind"] == "claimTemplate")
-    assert (line["template"], line["deviceClass"], line["mapping"], line["perPod"]) == \
+    line = next(ln for ln in ps.lines if ln.kind == "claimTemplate")
+    assert (line.template, line.device_class, line.mapping, line.per_pod) == \
         ("two", "gpu.example.com", "example.com/gpu", 2)
 
 
@@ -144,7 +144,7 @@ def test_dra_gate_off_rejects_or_ignores():
     res, _ = run(ps, gates=DRAGates(dra=False, reject_when_disabled=False),
                  templates=[template("t", exact("gpu.example.com"))], mappings=[GPU_MAPPING])
     assert not res.rejected and res.podsets[0].total == {"cpu": 1000}
-    assert any(n["code"] == "DRAIgnored" for n in res.notes)
+    assert any(n.code == "DRAIgnored" for n in res.notes)
 
 
 def test_cel_availability_check_insufficient_devices():
@@ -259,7 +259,7 @@ def test_limits_only_extended_resource_charged_under_raw_name():
                  classes=[dc("gpu.example.com", ern="example.com/gpu")],
                  mappings=[{"name": "gpus", "deviceClassNames": ["gpu.example.com"]}])
     assert res.podsets[0].total == {"example.com/gpu": 2}
-    assert any(n["code"] == "LimitsOnlyExtendedResource" for n in res.notes)
+    assert any(n.code == "LimitsOnlyExtendedResource" for n in res.notes)
 
 
 def test_extended_resource_gate_off_charges_raw_name():
@@ -294,10 +294,10 @@ def test_counter_charge_single_device():
     res, inputs = mig_run(P1G)
     assert res.podsets[0].per_pod == {"cpu": 1000, "gpu.memory": 4864 * 2**20}
     assert format_usage("gpu.memory", res.podsets[0].total["gpu.memory"], inputs.binary_resources()) == "4864Mi"
-    line = next(ln for ln in res.podsets[0].lines if ln["kind"] == "counter")
-    assert line["matchedDevices"] == 2 and line["counterValue"] == "4864Mi"
-    tpl_line = next(ln for ln in res.podsets[0].lines if ln["kind"] == "claimTemplate")
-    assert tpl_line["resource"] is None  # counter-sourced: not also charged as a device count
+    line = next(ln for ln in res.podsets[0].lines if ln.kind == "counter")
+    assert line.matched_devices == 2 and line.counter_value == "4864Mi"
+    tpl_line = next(ln for ln in res.podsets[0].lines if ln.kind == "claimTemplate")
+    assert tpl_line.resource is None  # counter-sourced: not also charged as a device count
 
 
 def test_counter_charge_count_two_and_podset_count():

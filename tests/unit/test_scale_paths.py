@@ -163,16 +163,16 @@ def naive_match(slices, lists):
 def test_counter_path_keeps_order_max_device_and_counts():
     slices = cluster(bad_version=False)
     res, _ = charge(slices)
-    line = next(line for line in res.podsets[0].lines if line["kind"] == "counter")
+    line = next(line for line in res.podsets[0].lines if line.kind == "counter")
     status, matched = naive_match(slices, [[f"device.driver == '{NV}'"], [MIG], [PROFILE]])
     assert status == "ok"
-    assert line["matchedDevices"] == len(matched) == 11  # 2 on each of 5 complete nodes, + odd
-    assert line["matchedPools"] == 5
-    assert line["counterValue"] == "10Gi" and line["maxDevice"] == "node-2/odd"  # the MAX
+    assert line.matched_devices == len(matched) == 11  # 2 on each of 5 complete nodes, + odd
+    assert line.matched_pools == 5
+    assert line.counter_value == "10Gi" and line.max_device == "node-2/odd"  # the MAX
     assert res.podsets[0].total["gpu.memory"] == 2 * 10 * 2**30
     tie, _ = charge(cluster(nodes=2))  # every match consumes 9984Mi: the first one in order is named
-    line = next(line for line in tie.podsets[0].lines if line["kind"] == "counter")
-    assert (line["counterValue"], line["maxDevice"], line["matchedDevices"]) == ("9984Mi", "node-0/mig-0", 4)
+    line = next(line for line in tie.podsets[0].lines if line.kind == "counter")
+    assert (line.counter_value, line.max_device, line.matched_devices) == ("9984Mi", "node-0/mig-0", 4)
 
 
 @pytest.mark.parametrize("bad_version", [True, False])

@@ -1,0 +1,56 @@
+"""The charge engine: what Kueue charges a workload's pod sets, re-derived line by line.
+
+Follows Kueue's workload reconciler (v0.19 semantics, with the v0.18 differences from
+``Semantics``), one module per path: ``templates`` (ResourceClaimTemplates and the CEL
+availability check), ``extended`` (extended resources backed by a DeviceClass), ``counters``
+(partitionable devices) and ``capacity`` (consumable capacity), over shared ``inputs``,
+``common`` request helpers and ``matching``; ``engine`` runs them in Kueue's order and adds the
+pod requests; ``units`` is Kueue's int64 arithmetic and status formatting; ``results`` the typed
+lines. Pure: every object comes in through ``ChargeInputs``; nothing here does I/O.
+"""
+
+from .engine import (
+                      MSG_CLAIMS,
+                      MSG_CLAIMS_REQUEUED,
+                      MSG_DRA_DISABLED,
+                      ChargeEngine,
+                      has_dra,
+                      needs_dra_reconcile,
+)
+from .inputs import ChargeInputs
+from .results import (
+                      CapacityLine,
+                      ChargeLine,
+                      ChargeResult,
+                      ClaimTemplateLine,
+                      CounterLine,
+                      ExtendedResourceLine,
+                      Note,
+                      PodRequestsLine,
+                      PodSetCharge,
+                      RequestRef,
+)
+from .units import INT64_MAX, format_usage, kueue_int
+
+__all__ = [
+                      "INT64_MAX",
+                      "MSG_CLAIMS",
+                      "MSG_CLAIMS_REQUEUED",
+                      "MSG_DRA_DISABLED",
+                      "CapacityLine",
+                      "ChargeEngine",
+                      "ChargeInputs",
+                      "ChargeLine",
+                      "ChargeResult",
+                      "ClaimTemplateLine",
+                      "CounterLine",
+                      "ExtendedResourceLine",
+                      "Note",
+                      "PodRequestsLine",
+                      "PodSetCharge",
+                      "RequestRef",
+                      "format_usage",
+                      "has_dra",
+                      "kueue_int",
+                      "needs_dra_reconcile",
+]

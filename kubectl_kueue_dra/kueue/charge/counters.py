@@ -1,0 +1,63 @@
+"""Path C: counters (partitionable devices, e.g. MIG). Per request of a counter-mapped class: the
+MAX ``consumesCounters`` value of the counter over every matching device × the request's count."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...dra.devices import Pool
+from ...dra.quantity import Quantity, parse_quantity
+from ..fielderrors import INTERNAL, FieldError
+from ..podsets import PodSet
+from .common import Tally, exact_requests
+from .inputs import ChargeInputs
+from .matching import class_and_request_selectors, match_devices, require_count
+from .results import CounterLine, Stop
+from .units import clamp_int64, sat_mul
+
+STEP = "counters"
+_Best = tuple[Quantity, Pool, dict[str, Any]]
+
+
+def run(inputs: ChargeInputs, podsets: list[PodSet], tallies: list[Tally]) -> None:
+    for r in exact_requests(inputs, podsets):
+        configs = inputs.counter_configs(r.device_class)
+        if not configs:
+            continue
+        class_sel, req_sel = class_and_request_selectors(inputs, r, STEP)
+        for quota, source in configs:
+            matched = match_devices(inputs, source, class_sel, req_sel, r.path, STEP)
+            require_count(matched, r, "counter", STEP)
+            best = _max_counter(matched.devices, source.name, inputs.semantics.first_counter_entry_only)
+            if best is None:
+                raise Stop(STEP, [FieldError(INTERNAL, r.path, "matched devices have no consumesCounters entry for "
+                                                               f'counter "{source.name}"')])
+            value_q, pool, device = best
+            total = sat_mul(clamp_int64(value_q), r.count)
+            tallies[r.i].add(quota, total)
+            n = len(matched.devices)
+            tallies[r.i].charge.lines.append(CounterLine(
+                r.ref(), quota, source.name, source.driver, n, matched.pools, f"{pool.name}/{device.get('name')}",
+                str(value_q), total,
+                f"MAX {source.name} over {n} matching device(s) in {matched.pools} pool(s) = {value_q} × {r.count}"))
+
+
+def _max_counter(matched: list[tuple[Pool, dict[str, Any]]], counter: str, first_entry_only: bool) -> _Best | None:
+    best: _Best | None = None
+    parsed: dict[Any, Quantity] = {}  # the same few values repeat on every node
+    for pool, device in matched:
+        for consumption in device.get("consumesCounters") or []:
+            raw = (consumption.get("counters") or {}).get(counter)
+            if raw is None:
+                continue
+            value: Any = raw.get("value") if isinstance(raw, dict) else raw
+            q = parsed.get(value) if isinstance(value, str) else None
+            if q is None:
+                q = parse_quantity(value)
+                if isinstance(value, str):
+                    parsed[value] = q
+            if best is None or q.value > best[0].value:
+                best = (q, pool, device)
+            if first_entry_only:
+                break
+    return best

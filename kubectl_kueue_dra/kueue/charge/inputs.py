@@ -1,0 +1,96 @@
+"""Everything the charge engine looks at, handed in by the caller (the engine does no I/O)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...dra.cel import SelectorEvaluator
+from ...dra.devices import Pool, group_pools
+from ..adjust import AdjustInputs
+from ..mappings import Mapping, Source, lookup
+from ..semantics import DRAGates, Semantics
+from ..transform import ResourceRules
+
+
+@dataclass
+class ChargeInputs:
+    namespace: str
+    semantics: Semantics
+    gates: DRAGates
+    mappings: list[Mapping]
+    device_classes: list[dict[str, Any]]
+    claim_templates: dict[str, dict[str, Any]]  # name -> ResourceClaimTemplate, in the namespace
+    slices: list[dict[str, Any]]
+    resource_slice_api: bool = True
+    #: excludeResourcePrefixes and transformations of Kueue's configuration
+    rules: ResourceRules = field(default_factory=ResourceRules)
+    #: LimitRanges and RuntimeClasses for AdjustResources
+    adjust: AdjustInputs = field(default_factory=AdjustInputs)
+    #: None: one in the Kueue version's CEL dialect (``Semantics.cel_dialect``)
+    evaluator: SelectorEvaluator = None  # type: ignore[assignment]
+    #: when set, ResourceSlices come from here instead of ``slices``, read only when a path needs
+    #: them: ``slice_source(None)`` every slice, ``slice_source(driver)`` that driver's (a field
+    #: selector on a live cluster). Every slice is asked for first when it is needed at all, so
+    #: no slice is read twice.
+    slice_source: Callable[[str | None], list[dict[str, Any]]] | None = None
+
+    def __post_init__(self) -> None:
+        if self.evaluator is None:
+            self.evaluator = SelectorEvaluator(self.semantics.cel_dialect)
+        self.classes_by_name = {dc["metadata"]["name"]: dc for dc in self.device_classes}
+        self._pools_by_driver: dict[str, list[Pool]] = {}
+
+    def all_slices(self) -> list[dict[str, Any]]:
+        return self.slices if self.slice_source is None else self.slice_source(None)
+
+    def driver_slices(self, driver: str) -> list[dict[str, Any]]:
+        if self.slice_source is not None:
+            return self.slice_source(driver)
+        return [s for s in self.slices if (s.get("spec") or {}).get("driver") == driver]
+
+    def pools(self, driver: str) -> list[Pool]:
+        if driver not in self._pools_by_driver:
+            self._pools_by_driver[driver] = group_pools(self.driver_slices(driver))
+        return self._pools_by_driver[driver]
+
+    def mapping_for(self, device_class: str) -> Mapping | None:
+        return lookup(self.mappings, device_class, last_wins=self.semantics.last_mapping_wins)
+
+    def counter_configs(self, device_class: str) -> list[tuple[str, Source]]:
+        """(quota resource, counter source) pairs Kueue charges for a class."""
+        if self.semantics.multi_counter:
+            return [(m.name, s) for m in self.mappings if device_class in m.device_class_names
+                    for s in m.sources if s.type == "counter"]
+        m = lookup(self.mappings, device_class, last_wins=True)
+        if m and m.sources and m.sources[0].type == "counter":
+            return [(m.name, m.sources[0])]
+        return []
+
+    def capacity_configs(self, device_class: str) -> list[Source]:
+        if not self.semantics.capacity_sources:
+            return []
+        return [s for m in self.mappings if device_class in m.device_class_names
+                for s in m.sources if s.type == "capacity"]
+
+    def charged_by_device_path(self, device_class: str) -> bool:
+        """Whether the counter or capacity path (not a device count) charges this class."""
+        return bool(self.counter_configs(device_class) or self.capacity_configs(device_class))
+
+    def binary_resources(self) -> set[str]:
+        """Quota names Kueue renders in BinarySI: those with counter (or capacity) sources."""
+        names = {m.name for m in self.mappings if m.counter_sources}
+        if self.semantics.capacity_sources:
+            for m in self.mappings:
+                for dc in m.device_class_names:
+                    if self.capacity_configs(dc):
+                        found = self.mapping_for(dc)
+                        if found:
+                            names.add(found.name)
+        return names
+
+    def extended_resource_names(self) -> set[str]:
+        """The ``extendedResourceName`` of every DeviceClass that has one."""
+        return {name for dc in self.device_classes
+                if isinstance(name := (dc.get("spec") or {}).get("extendedResourceName"), str) and name}

@@ -1,0 +1,90 @@
+"""What the counter and capacity paths share: the class and request selectors of a request, and
+the devices of a mapping source's driver (complete pools, latest generation) that match the
+source selector, the class and the request, with Kueue's first CEL error."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ...dra.cel import CelEvalError, SelectorEvaluator
+from ...dra.devices import Pool, ShapeIndex
+from ..fielderrors import INTERNAL, FieldError, FieldPath
+from ..mappings import Source
+from .common import Request, cel_selectors, compile_errors, not_found
+from .inputs import ChargeInputs
+from .results import Stop
+
+#: per device shape: matched, not matched, or (which selector list, the CEL error)
+_Outcome = bool | tuple[str, CelEvalError]
+
+
+@dataclass
+class Matched:
+    devices: list[tuple[Pool, dict[str, Any]]]
+    pools: int
+
+
+def class_and_request_selectors(inputs: ChargeInputs, r: Request, step: str) -> tuple[list[str], list[str]]:
+    dc = r.device_class
+    klass = inputs.classes_by_name.get(dc) if dc else {}  # no class name: Kueue skips the lookup
+    rpath = r.claim_path.child("devices", "requests").index(r.k)
+    if klass is None:
+        raise Stop(step, [FieldError(INTERNAL, str(rpath),
+                                     f'failed to get DeviceClass {dc}: {not_found("DeviceClass", dc)}')])
+    class_selectors = cel_selectors((klass.get("spec") or {}).get("selectors"))
+    errs = compile_errors(class_selectors, rpath, f"DeviceClass {dc} has invalid CEL selector")
+    if errs:
+        raise Stop(step, errs[:1])
+    request_selectors = cel_selectors(r.exactly.get("selectors"))
+    errs = compile_errors(request_selectors, rpath.child("exactly", "selectors"), "CEL compilation failed")
+    if errs:
+        raise Stop(step, errs)
+    return class_selectors, request_selectors
+
+
+def match_devices(inputs: ChargeInputs, source: Source, class_selectors: list[str], request_selectors: list[str],
+                  rpath: str, step: str) -> Matched:
+    selector = [source.selector] if source.selector else []
+    errs = compile_errors(selector, FieldPath(rpath), "deviceSelector CEL compilation failed")
+    if errs:
+        raise Stop(step, errs)
+    steps = (("deviceSelector", selector), ("DeviceClass selector", class_selectors),
+             ("request selector", request_selectors))
+    # Devices alike in what the three lists read share one outcome (evaluated on the first of
+    # them); walking the devices in order keeps the first error and the order of the matches.
+    index = ShapeIndex([p for p in inputs.pools(source.driver) if p.complete],
+                       [sels for _, sels in steps], inputs.evaluator)
+    outcomes = [_outcome(inputs.evaluator, steps, driver, device) for driver, device in index.representatives]
+    matched: list[tuple[Pool, dict[str, Any]]] = []
+    pools = 0
+    for pool, devices, ids, _ in index.pools:
+        before = len(matched)
+        for device, gid in zip(devices, ids):
+            outcome = outcomes[gid]
+            if outcome is True:
+                matched.append((pool, device))
+            elif outcome is not False:
+                what, e = outcome
+                raise Stop(step, [FieldError(INTERNAL, rpath, f"CEL evaluation error in {what} for device "
+                                                              f"{device.get('name')}: {e.detail}")])
+        pools += len(matched) > before
+    return Matched(matched, pools)
+
+
+def _outcome(ev: SelectorEvaluator, steps: tuple[tuple[str, list[str]], ...], driver: str,
+             device: dict[str, Any]) -> _Outcome:
+    for what, sels in steps:
+        try:
+            if not ev.matches(sels, driver, device):
+                return False
+        except CelEvalError as e:
+            return (what, e)
+    return True
+
+
+def require_count(matched: Matched, r: Request, what: str, step: str) -> None:
+    if len(matched.devices) < r.count:
+        raise Stop(step, [FieldError(INTERNAL, r.path,
+                                     f"insufficient matching devices for {what} driver: "
+                                     f"{len(matched.devices)} device(s) match but {r.count} requested")])

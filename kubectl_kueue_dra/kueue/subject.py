@@ -1,0 +1,106 @@
+"""What ``explain`` is about: the Workload a reference names (found through its owner), or the
+pod sets of a manifest that is not submitted yet (what-if)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import UserError
+from ..kube.refs import Ref
+from ..kube.view import ClusterView
+from .names import QUEUE_LABEL
+from .podsets import PodSet, podsets_from_manifest, podsets_from_workload
+
+JOB_NAME_LABEL = "batch.kubernetes.io/job-name"
+
+
+@dataclass
+class Subject:
+    """What is being explained: a Workload in the cluster, or a manifest (what-if)."""
+
+    namespace: str
+    podsets: list[PodSet]
+    workload: dict[str, Any] | None = None
+    manifest: dict[str, Any] | None = None
+    owner: dict[str, Any] | None = None  # the Job etc., when known
+
+    @property
+    def queue_name(self) -> str | None:
+        if self.workload is not None:
+            return (self.workload.get("spec") or {}).get("queueName") or None
+        labels = ((self.manifest or {}).get("metadata") or {}).get("labels") or {}
+        return labels.get(QUEUE_LABEL)
+
+
+def _owned_by(workload: dict[str, Any], ref: Ref, uid: str | None) -> bool:
+    for owner in (workload.get("metadata") or {}).get("ownerReferences") or []:
+        group = (owner.get("apiVersion") or "").rpartition("/")[0]
+        if owner.get("kind") == ref.kind and owner.get("name") == ref.name and group == ref.group \
+                and (uid is None or owner.get("uid") == uid):
+            return True
+    return False
+
+
+def _not_managed_reason(view: ClusterView, obj: dict[str, Any], namespace: str) -> str:
+    labels = (obj.get("metadata") or {}).get("labels") or {}
+    kind = obj.get("kind", "object").lower()
+    name = (obj.get("metadata") or {}).get("name")
+    if view.live and not view.serves("Workload"):
+        return f"{kind}/{name} has no Workload: Kueue is not installed (kueue.x-k8s.io is not served)"
+    if QUEUE_LABEL not in labels:
+        return (f"{kind}/{name} is not managed by Kueue: it has no {QUEUE_LABEL} label "
+                f"(kubectl label -n {namespace} {kind}/{name} {QUEUE_LABEL}=<local-queue>)")
+    return (f"{kind}/{name} has no Workload yet: Kueue has not reconciled it — is the namespace managed "
+            "(OpenShift: label kueue.openshift.io/managed=true) and the integration enabled in Kueue's "
+            "config? Explain the manifest instead with: explain -f <file>")
+
+
+def resolve(view: ClusterView, ref: Ref, namespace: str) -> Subject:
+    """Find the Workload for a reference. Raises UserError with the reason when there is none."""
+    if ref.kind == "Workload":
+        wl = view.get("Workload", ref.name, namespace)
+        if wl is None:
+            raise UserError(f'workload "{ref.name}" not found in namespace "{namespace}"')
+        return Subject(namespace, podsets_from_workload(wl), workload=wl)
+
+    owner = None
+    if ref.kind in ("Job", "Pod"):
+        owner = view.get(ref.kind, ref.name, namespace)
+        if owner is None:
+            raise UserError(f'{ref.kind.lower()} "{ref.name}" not found in namespace "{namespace}"')
+        if ref.kind == "Pod":
+            for o in (owner.get("metadata") or {}).get("ownerReferences") or []:
+                if o.get("controller") and o.get("kind") == "Job":
+                    return resolve(view, Ref("Job", "batch", o["name"]), namespace)
+    uid = ((owner or {}).get("metadata") or {}).get("uid")
+    workloads = [wl for wl in view.list("Workload", namespace) if _owned_by(wl, ref, uid)]
+    if not workloads:
+        if owner is not None:
+            raise UserError(_not_managed_reason(view, owner, namespace))
+        raise UserError(f"no Workload in namespace \"{namespace}\" is owned by {ref}",
+                        "check the name and namespace (-n), or use workload/<name>")
+    if len(workloads) > 1:
+        names = ", ".join(sorted(w["metadata"]["name"] for w in workloads))
+        raise UserError(f"{ref} has {len(workloads)} Workloads: {names}", "pick one with workload/<name>")
+    return Subject(namespace, podsets_from_workload(workloads[0]), workload=workloads[0], owner=owner)
+
+
+def resolve_in_all_namespaces(view: ClusterView, ref: Ref) -> Subject:
+    """``-A``: find the namespace whose Workload belongs to the reference, then resolve there."""
+    def matches(wl: dict[str, Any]) -> bool:
+        if ref.kind == "Workload":
+            return bool(wl["metadata"]["name"] == ref.name)
+        return _owned_by(wl, ref, None)
+
+    found = sorted({wl["metadata"]["namespace"] for wl in view.list("Workload") if matches(wl)})
+    if not found:
+        raise UserError(f"no Workload in any namespace belongs to {ref}")
+    if len(found) > 1:
+        raise UserError(f"{ref} exists in several namespaces: {', '.join(found)}", "pick one with -n")
+    return resolve(view, ref, found[0])
+
+
+def subject_from_manifest(manifest: dict[str, Any], namespace: str) -> Subject:
+    ns = (manifest.get("metadata") or {}).get("namespace") or namespace
+    return Subject(ns, podsets_from_manifest(manifest), manifest=manifest)
