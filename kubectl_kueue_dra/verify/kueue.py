@@ -239,9 +239,9 @@ def consumable(f: Facts) -> Result:
        applies=lambda f: f.config.kind == "ConfigMap")
 def config_loaded(f: Facts) -> Result:
     """Upstream Kueue reads deviceClassMappings only at start (the OpenShift operator rolls the pods)."""
-    if f.install.pods is None:
+    if f.pods is None:
         return Result(SKIP, "Kueue's pods could not be read" if f.live else "the snapshot has no Kueue pods")
-    times = [parse_time((p.get("status") or {}).get("startTime")) for p in f.install.pods]
+    times = [parse_time((p.get("status") or {}).get("startTime")) for p in f.pods]
     started = [t for t in times if t is not None]
     if not started:
         return Result(SKIP, "no running Kueue pod found, so when it read its configuration is unknown")
