@@ -12,12 +12,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+import yaml
+
 from .. import gates as g
 from ..kube import errors
 from ..kube.view import ClusterView
-from ..kueue.config import KueueConfig, load_kueue_config
+from ..kueue.config import CONFIG_KEY, KueueConfig, load_kueue_config
 from ..kueue.install import KueueInstall, load_kueue_install
 from ..kueue.mappings import Mapping
+from ..kueue.operator_render import expected_render
 
 Obj = dict[str, Any]
 OFFLINE = "offline snapshot"
@@ -45,6 +48,8 @@ class Facts:
     forbidden: list[errors.Forbidden] = field(default_factory=list)  # every 403, lists and gets
     config_changed: datetime | None = None  # upstream: the config ConfigMap's last write
     paths: frozenset[str] = frozenset()  # the paths being checked (set by the run)
+    rendered_config: Obj | None = None  # OpenShift: the configuration document the operator rendered
+    operator_openshift: bool | None = None  # whether the operator sees OpenShift (project.openshift.io)
 
     # -- convenience -----------------------------------------------------------------------
     def denied(self, resource: str) -> str | None:
@@ -171,14 +176,44 @@ def gather(view: ClusterView, kueue_namespace: str | None = None, probe: bool = 
 
     kueue_served = view.serves("ClusterQueue") if view.live else (
         bool(lists["ClusterQueue"] or lists["LocalQueue"]) or config.found or None)
-    kueue_gates = _kueue_gates(install, feature_gate)
+    operator_openshift = _operator_sees_openshift(view, feature_gate, cluster_version) if install.openshift else None
+    kueue_gates = _kueue_gates(install, feature_gate, kueue_cr, operator_openshift)
     changed = None
     if config.kind == "ConfigMap" and config.name:
         cm = view.try_get("ConfigMap", config.name, config.namespace)
         changed = last_write(cm) if cm else None
-    return Facts(view.live, view.source, config, install, lists, unreadable, kueue_served, openshift,
-                 feature_gate, cluster_version, kueue_cr, server_version, inp, k8s_gates, kueue_gates, probed,
-                 list(view.unreadable), changed)
+    facts = Facts(view.live, view.source, config, install, lists, unreadable, kueue_served, openshift,
+                  feature_gate, cluster_version, kueue_cr, server_version, inp, k8s_gates, kueue_gates, probed,
+                  list(view.unreadable), changed)
+    if install.openshift:
+        facts.rendered_config = _rendered_config(view, install)
+        facts.operator_openshift = operator_openshift
+    return facts
+
+
+def _rendered_config(view: ClusterView, install: KueueInstall) -> Obj | None:
+    """The document in the operator's rendered ConfigMap (the read is cached by the view)."""
+    if install.rendered_configmap is None:
+        return None
+    namespace, name = install.rendered_configmap.split("/", 1)
+    cm = view.try_get("ConfigMap", name, namespace) or {}
+    try:
+        doc = yaml.safe_load(((cm.get("data") or {}).get(CONFIG_KEY)) or "")
+    except yaml.YAMLError:
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+def _operator_sees_openshift(view: ClusterView, feature_gate: Obj | None, cluster_version: Obj | None
+                             ) -> bool | None:
+    """The operator reads the FeatureGate only when ``project.openshift.io/v1`` is served; a
+    snapshot has no discovery, so its OpenShift singletons stand for it."""
+    if view.live:
+        try:
+            return "v1" in view.served_versions("project.openshift.io")  # type: ignore[attr-defined]
+        except errors.KubeError:
+            return None
+    return True if feature_gate is not None or cluster_version is not None else None
 
 
 def parse_time(text: str | None) -> datetime | None:
@@ -199,14 +234,14 @@ def last_write(obj: Obj) -> datetime | None:
     return max(known) if known else None
 
 
-def _kueue_gates(install: KueueInstall, feature_gate: Obj | None) -> g.KueueGates:
-    config = install.config
+def _kueue_gates(install: KueueInstall, feature_gate: Obj | None, kueue_cr: Obj | None,
+                 operator_openshift: bool | None) -> g.KueueGates:
     config_gates, source, where = install.config_gates, "kueue-config", install.config_gates_where
     if install.openshift and install.rendered_configmap is None:
-        has_counters = any(m.counter_sources for m in config.mappings)
-        config_gates = g.operator_kueue_gates(g.featuregate_spec(feature_gate), has_counters)
+        expected = expected_render(kueue_cr, feature_gate, openshift=operator_openshift is not False)
+        config_gates = expected.feature_gates
         source = "operator"
-        where = "what the operator writes (from FeatureGate spec.customNoUpgrade)"
+        where = f"what the operator writes ({expected.why})"
     return g.derive_kueue_gates(install.version, cli=install.cli_gates, config=config_gates,
                                 config_source=source, config_where=where,
                                 problems_in=install.gate_problems)
