@@ -1,0 +1,253 @@
+"""The OpenShift half against the real Red Hat build of Kueue operator (1.5.0, built from the shared
+source archive by ``scripts/controlplane build-operator``), run out of cluster on a test API server
+of its own (``operator_harness``).
+
+* ``map set``/``map remove`` write the Kueue CR; the ConfigMap the operator renders holds exactly the
+  mappings ``map`` says it wrote; what the plugin refuses, the CRD refuses or the operator renders
+  into a configuration Kueue refuses;
+* for each FeatureGate state (CustomNoUpgrade with each DRA gate on/off, TechPreviewNoUpgrade, none)
+  and the operator's non-OpenShift mode, ``verify``'s prediction of Kueue's gates is the
+  ``featureGates`` the operator renders; a FeatureGate change the operator has not rendered yet is
+  reported as a stale render, with the command that makes it re-render (proven here);
+* the CR's Degraded/MissingDependencies condition is reported by ``verify`` with the fix.
+
+One cluster and one operator for the module; the operator re-renders in well under a second after
+a CR change, so the tests wait on the ConfigMap, never sleep.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+import operator_build
+import operator_harness as oh
+from harness import GATES_ON, Cluster, run_plugin
+
+SEL = "device.driver == 'gpu.example.com'"
+EXT, PD = "DRAExtendedResource", "DRAPartitionableDevices"
+K_EXT, K_PD = "KueueDRAIntegrationExtendedResource", "KueueDRAIntegrationPartitionableDevices"
+
+
+def _ci() -> bool:
+    return os.environ.get("CI", "").lower() in ("true", "1", "yes")
+
+
+@pytest.fixture(scope="module")
+def op(request, controlplane_bin):
+    try:
+        directory = operator_build.build()
+    except operator_build.controlplane.GoNotFound as e:
+        if not _ci():
+            pytest.skip(f"the operator cannot be built: {e}")
+        pytest.fail(str(e), pytrace=False)
+    except Exception as e:  # noqa: BLE001 - on CI and locally a failed build is a failure
+        pytest.fail(f"building the Kueue operator failed: {e}", pytrace=False)
+    cluster = Cluster.start("operator", controlplane_bin, GATES_ON)
+    request.addfinalizer(cluster.stop)
+    oh.install_openshift_standins(cluster)
+    cluster.apply(oh.kueue_cr(mappings=[{"name": "example.com/gpu", "deviceClassNames": ["gpu.example.com"]}]))
+    issuer = oh.CertIssuer(cluster).start()
+    request.addfinalizer(issuer.stop)
+    runner = oh.OperatorRunner(cluster, directory / operator_build.BINARY, oh.operand_image())
+    request.addfinalizer(runner.close)
+    runner.start()
+    runner.first = runner.wait_synced()
+    return runner
+
+
+# ------------------------------------------------------------------------------------ helpers
+def plugin_json(cluster, *args):
+    proc = run_plugin(cluster, *args, "-o", "json")
+    assert proc.returncode in (0, 1), proc.stderr
+    return json.loads(proc.stdout)
+
+
+def verify_checks(cluster) -> dict[str, dict]:
+    proc = run_plugin(cluster, "verify", "--no-probe", "-o", "json")
+    assert "Traceback" not in proc.stderr, proc.stderr
+    doc = json.loads(proc.stdout)
+    return {c["id"]: c for c in doc["checks"]}
+
+
+def rendered_after(op, before: oh.Rendered, what: str) -> oh.Rendered:
+    return op.wait_rendered(lambda r: r.resource_version != before.resource_version, what)
+
+
+def cr_mappings(op) -> list[dict]:
+    return ((op.kueue_cr()["spec"]["config"].get("resources") or {}).get("deviceClassMappings")) or []
+
+
+def kueue_dialect(mappings: list[dict]) -> list[dict]:
+    """The CR's mappings as Kueue's configuration writes them (no ``type`` discriminators): what
+    the operator must render."""
+    out = []
+    for m in mappings:
+        k = {"name": m["name"], "deviceClassNames": list(m["deviceClassNames"])}
+        if m.get("sources"):
+            k["sources"] = [{"counter": {"name": s["counter"]["name"], "driver": s["counter"]["driver"],
+                                         "deviceSelector": {"cel": dict(s["counter"]["deviceSelector"]["cel"])}}}
+                            for s in m["sources"]]
+        out.append(k)
+    return out
+
+
+def normalized(mappings: list[dict]) -> list[dict]:
+    return json.loads(json.dumps(mappings, sort_keys=True))
+
+
+# ----------------------------------------------------------------------------------- the harness
+def test_first_sync_renders_the_cr(op):
+    assert normalized(op.first.mappings) == normalized(kueue_dialect(cr_mappings(op)))
+    assert op.first.document["namespace"] == oh.NAMESPACE
+    conditions = op.conditions()
+    assert conditions["CertManagerAvailable"]["status"] == "True"
+    # no kube-controller-manager here: the Deployment the operator made has no ready replica
+    assert conditions["Available"]["status"] == "False"
+    deployment = op.cluster.get_json("deployment", oh.DEPLOYMENT, "-n", oh.NAMESPACE)
+    [manager] = deployment["spec"]["template"]["spec"]["containers"]
+    assert manager["image"] == oh.operand_image()
+    print(f"operator first sync {op.sync_seconds[0]} s")
+
+
+# ----------------------------------------------------------------------------------------- map
+def test_map_set_and_remove_are_rendered_exactly(op):
+    c = op.cluster
+    before = op.rendered()
+    doc = plugin_json(c, "map", "set", "gpu.memory", "--device-class", "mig.example.com",
+                      "--counter", "memory", "--driver", "gpu.example.com", "--selector", SEL)
+    assert doc["written"] and doc["target"]["kind"] == "Kueue"
+    rendered = rendered_after(op, before, "the render of map set")
+    listed = plugin_json(c, "map")["mappings"]
+    assert [m["name"] for m in listed] == [m["name"] for m in rendered.mappings] == ["example.com/gpu", "gpu.memory"]
+    assert normalized(rendered.mappings) == normalized(kueue_dialect(cr_mappings(op)))
+    [_, memory] = rendered.mappings
+    assert memory["sources"] == [{"counter": {"name": "memory", "driver": "gpu.example.com",
+                                              "deviceSelector": {"cel": {"expression": SEL}}}}]
+
+    before = rendered
+    plugin_json(c, "map", "remove", "gpu.memory")
+    rendered = rendered_after(op, before, "the render of map remove")
+    assert [m["name"] for m in rendered.mappings] == ["example.com/gpu"]
+    assert normalized(rendered.mappings) == normalized(kueue_dialect(cr_mappings(op)))
+
+
+def test_server_dry_run_and_refusals_render_nothing(op):
+    c = op.cluster
+    before = op.rendered()
+    cr = op.kueue_cr()  # the operator writes its status: compare the generation and the spec
+    doc = plugin_json(c, "map", "set", "other", "--device-class", "x.example.com", "--dry-run=server")
+    assert doc["changed"] and not doc["written"]
+    # a class already in another mapping: the plugin refuses (so does the CRD's CEL rule)
+    proc = run_plugin(c, "map", "set", "other", "--device-class", "gpu.example.com")
+    assert proc.returncode == 1 and "[DeviceClassInTwoMappings]" in proc.stderr
+    after = op.kueue_cr()
+    assert (after["metadata"]["generation"], after["spec"]) == (cr["metadata"]["generation"], cr["spec"])
+    # nothing for the operator to do: a reconcile renders the same text
+    op.trigger_reconcile()
+    assert op.wait_for("a sync after the annotation", lambda: op.rendered()).text == before.text
+
+
+# ----------------------------------------------------------------------- the operator's gates
+GATE_CASES = [
+    # (id, FeatureGate (None: no object), counter sources in the CR, the Kueue gates the operator must render)
+    # Ordered so that the featureSet never moves away from CustomNoUpgrade (the CRD forbids it).
+    ("no-featuregate", None, True, {}),
+    ("default", ("", ()), True, {}),
+    ("techpreview", ("TechPreviewNoUpgrade", ()), True, {}),
+    ("custom-none", ("CustomNoUpgrade", ()), True, {}),
+    ("custom-partitionable-no-sources", ("CustomNoUpgrade", (PD,)), False, {}),
+    ("custom-partitionable", ("CustomNoUpgrade", (PD,)), True, {K_PD: True}),
+    ("custom-extended", ("CustomNoUpgrade", (EXT,)), True, {K_EXT: True}),
+    ("custom-both", ("CustomNoUpgrade", (EXT, PD)), True, {K_EXT: True, K_PD: True}),
+]
+
+
+def set_feature_gate(cluster, fg) -> None:
+    """Apply the FeatureGate; a featureSet change goes through a delete (the CRD refuses moving
+    away from CustomNoUpgrade or TechPreviewNoUpgrade in place)."""
+    current = cluster.kubectl("get", "featuregates.config.openshift.io/cluster", "-o", "json", check=False)
+    have = (json.loads(current.stdout).get("spec") or {}).get("featureSet") or "" if current.returncode == 0 else None
+    if have is not None and (fg is None or fg[0] != have):
+        cluster.kubectl("delete", "featuregates.config.openshift.io/cluster", "--wait=true")
+    if fg is not None:
+        cluster.apply(oh.feature_gate(*fg))
+
+
+def _set_sources(op, sources: bool) -> None:
+    args = ("--counter", "memory", "--driver", "gpu.example.com", "--selector", SEL) if sources else ()
+    proc = run_plugin(op.cluster, "map", "set", "gpu.memory", "--device-class", "mig.example.com", *args)
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize("case,fg,sources,want", GATE_CASES, ids=[c[0] for c in GATE_CASES])
+def test_verify_predicts_the_rendered_gates(op, case, fg, sources, want):
+    c = op.cluster
+    _set_sources(op, sources)
+    op.wait_rendered(lambda r: bool(any(m.get("sources") for m in r.mappings)) == sources,
+                     "the render of the sources")
+    op.wait_idle()  # from here on only a CR event (or the 5-minute resync) makes it re-render
+    set_feature_gate(c, fg)
+    rendered = op.rendered()
+    render = verify_checks(c)["openshift-kueue-render"]
+    assert op.rendered().resource_version == rendered.resource_version, "the operator re-rendered by itself"
+    if dra_gates(rendered) != want:
+        # the operator does not watch the FeatureGate: until a CR event the render is stale
+        assert render["status"] == "warn", render
+        assert "is stale" in render["message"] and render["fix"].startswith("oc annotate kueues.kueue.openshift.io")
+        op.trigger_reconcile()  # what the fix does (verify prints it for oc)
+        rendered = rendered_after(op, rendered, "the re-render after the reconcile annotation")
+        render = verify_checks(c)["openshift-kueue-render"]
+    assert dra_gates(rendered) == want
+    assert render["status"] == "pass", render
+    assert render["expectedFeatureGates"] == rendered.feature_gates == render["renderedFeatureGates"]
+
+
+def dra_gates(rendered: oh.Rendered) -> dict[str, bool]:
+    return {k: v for k, v in rendered.feature_gates.items() if k in (K_EXT, K_PD)}
+
+
+def test_degraded_missing_dependencies_is_reported_with_the_fix(op):
+    """Counter sources without DRAPartitionableDevices in the FeatureGate: the operator reports
+    Degraded/MissingDependencies; verify shows its message and how to fix it."""
+    c = op.cluster
+    _set_sources(op, True)
+    set_feature_gate(c, ("CustomNoUpgrade", (EXT,)))
+    op.trigger_reconcile()
+    degraded = op.wait_for("Degraded/MissingDependencies",
+                           lambda: (op.conditions().get("Degraded") or {}).get("reason") == "MissingDependencies"
+                           and op.conditions()["Degraded"])
+    assert "DRAPartitionableDevices" in degraded["message"]
+    status = verify_checks(c)["openshift-kueue-status"]
+    assert status["status"] == "fail" and "MissingDependencies" in status["message"]
+    assert degraded["message"] in status["message"]
+    assert "spec.customNoUpgrade.enabled" in status["fix"] and "oc annotate kueues.kueue.openshift.io" in status["fix"]
+    # the fix, applied: the condition goes back to the Deployment's state
+    set_feature_gate(c, ("CustomNoUpgrade", (EXT, PD)))
+    op.trigger_reconcile()
+    op.wait_for("Degraded no longer MissingDependencies",
+                lambda: (op.conditions().get("Degraded") or {}).get("reason") not in (None, "MissingDependencies"))
+
+
+def test_non_openshift_mode_reads_no_featuregate(op):
+    """Without project.openshift.io the operator never reads the FeatureGate: no DRA gate is
+    rendered whatever it says, and verify predicts exactly that. (Last: it restarts the operator.)"""
+    c = op.cluster
+    _set_sources(op, True)
+    set_feature_gate(c, ("CustomNoUpgrade", (EXT, PD)))
+    op.trigger_reconcile()
+    op.wait_rendered(lambda r: K_EXT in r.feature_gates, "the OpenShift-mode render")
+    op.stop()
+    oh.remove_project_group(c)
+    op.start()
+    before = op.rendered()
+    op.trigger_reconcile()
+    rendered = op.wait_rendered(lambda r: r.resource_version != before.resource_version,
+                                "the non-OpenShift render", timeout=oh.START_TIMEOUT)
+    assert not {K_EXT, K_PD} & set(rendered.feature_gates)
+    render = verify_checks(c)["openshift-kueue-render"]
+    assert render["status"] == "pass", render
+    assert render["expectedFeatureGates"] == rendered.feature_gates
+    assert "project.openshift.io not served" in render["gatesFrom"]
