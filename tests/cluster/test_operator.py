@@ -22,8 +22,11 @@ import os
 
 import pytest
 
+import kueue_build
 import operator_build
+import operator_chain
 import operator_harness as oh
+import oracle
 from harness import GATES_ON, Cluster, run_plugin
 
 SEL = "device.driver == 'gpu.example.com'"
@@ -165,17 +168,6 @@ GATE_CASES = [
 ]
 
 
-def set_feature_gate(cluster, fg) -> None:
-    """Apply the FeatureGate; a featureSet change goes through a delete (the CRD refuses moving
-    away from CustomNoUpgrade or TechPreviewNoUpgrade in place)."""
-    current = cluster.kubectl("get", "featuregates.config.openshift.io/cluster", "-o", "json", check=False)
-    have = (json.loads(current.stdout).get("spec") or {}).get("featureSet") or "" if current.returncode == 0 else None
-    if have is not None and (fg is None or fg[0] != have):
-        cluster.kubectl("delete", "featuregates.config.openshift.io/cluster", "--wait=true")
-    if fg is not None:
-        cluster.apply(oh.feature_gate(*fg))
-
-
 def _set_sources(op, sources: bool) -> None:
     args = ("--counter", "memory", "--driver", "gpu.example.com", "--selector", SEL) if sources else ()
     proc = run_plugin(op.cluster, "map", "set", "gpu.memory", "--device-class", "mig.example.com", *args)
@@ -189,7 +181,7 @@ def test_verify_predicts_the_rendered_gates(op, case, fg, sources, want):
     op.wait_rendered(lambda r: bool(any(m.get("sources") for m in r.mappings)) == sources,
                      "the render of the sources")
     op.wait_idle()  # from here on only a CR event (or the 5-minute resync) makes it re-render
-    set_feature_gate(c, fg)
+    oh.set_feature_gate(c, fg)
     rendered = op.rendered()
     render = verify_checks(c)["openshift-kueue-render"]
     assert op.rendered().resource_version == rendered.resource_version, "the operator re-rendered by itself"
@@ -214,7 +206,7 @@ def test_degraded_missing_dependencies_is_reported_with_the_fix(op):
     Degraded/MissingDependencies; verify shows its message and how to fix it."""
     c = op.cluster
     _set_sources(op, True)
-    set_feature_gate(c, ("CustomNoUpgrade", (EXT,)))
+    oh.set_feature_gate(c, ("CustomNoUpgrade", (EXT,)))
     op.trigger_reconcile()
     degraded = op.wait_for("Degraded/MissingDependencies",
                            lambda: (op.conditions().get("Degraded") or {}).get("reason") == "MissingDependencies"
@@ -225,10 +217,59 @@ def test_degraded_missing_dependencies_is_reported_with_the_fix(op):
     assert degraded["message"] in status["message"]
     assert "spec.customNoUpgrade.enabled" in status["fix"] and "oc annotate kueues.kueue.openshift.io" in status["fix"]
     # the fix, applied: the condition goes back to the Deployment's state
-    set_feature_gate(c, ("CustomNoUpgrade", (EXT, PD)))
+    oh.set_feature_gate(c, ("CustomNoUpgrade", (EXT, PD)))
     op.trigger_reconcile()
     op.wait_for("Degraded no longer MissingDependencies",
                 lambda: (op.conditions().get("Degraded") or {}).get("reason") not in (None, "MissingDependencies"))
+
+
+# ------------------------------------------------------------------------------- the whole chain
+CHAIN_WORLDS = operator_chain.worlds()
+CHAIN = operator_chain.scenarios(CHAIN_WORLDS)
+CHAIN_CASES = [(s.id, subject) for s in CHAIN for subject in s.subjects]
+RENDERED_GATES = {"ocp-devices": {K_EXT: True}, "ocp-mig": {K_EXT: True, K_PD: True}, "ocp-techpreview": {}}
+
+
+@pytest.fixture(scope="module")
+def chain(request, op):
+    try:
+        binary = kueue_build.build(kueue_build.DEFAULT_VERSION)
+    except Exception as e:  # noqa: BLE001 - a Kueue that cannot be built fails the chain
+        if isinstance(e, kueue_build.controlplane.GoNotFound) and not _ci():
+            pytest.skip(f"Kueue cannot be built: {e}")
+        pytest.fail(f"building Kueue failed: {e}", pytrace=False)
+    worlds = operator_chain.worlds()
+    runner = operator_chain.OperatorKueueRunner(op.cluster, binary, kueue_build.DEFAULT_VERSION, op, worlds)
+    request.addfinalizer(runner.close)
+    runner.detach_operator()  # its webhooks name a Service nothing is behind
+    report = oracle.run_matrix(op.cluster, {kueue_build.DEFAULT_VERSION: runner}, operator_chain.scenarios(worlds),
+                               log=lambda m: print(m, flush=True))
+    print("\n" + oracle.table(report), flush=True)
+    print(f"operator renders: {runner.operator_seconds} s; Kueue starts: {runner.start_seconds} s", flush=True)
+    return report, worlds
+
+
+def test_chain_has_enough_openshift_scenarios():
+    assert len(CHAIN) >= 8 and {s.world.name for s in CHAIN} == set(RENDERED_GATES)
+
+
+def test_chain_kueue_ran_with_the_operators_gates(chain):
+    _, worlds = chain
+    for w in worlds:
+        assert dra_gates(oh.Rendered("", {"featureGates": w.rendered["featureGates"]}, "")) == \
+            RENDERED_GATES[w.world.name], w.world.name
+
+
+@pytest.mark.parametrize("scenario,subject", CHAIN_CASES, ids=[f"{s}:{j}" for s, j in CHAIN_CASES])
+def test_chain_explain_agrees_with_kueue(chain, scenario, subject):
+    report, _ = chain
+    row = next(r for r in report.rows if r.scenario == scenario and r.subject == subject)
+    assert row.agree, (f"{scenario} {subject}: {row.why}\n  Kueue said:   {row.kueue}\n"
+                       f"  explain said: {row.explain}\n  details: {row.details}")
+    s = next(s for s in CHAIN if s.id == scenario)
+    states = sorted(r.kueue_state for r in report.rows if r.scenario == scenario)
+    want = ["admitted", "pending"] if s.expect == "one-pending" else [s.expect] * len(s.subjects)
+    assert states == want, f"{scenario}: Kueue {states}, built for {want}"
 
 
 def test_non_openshift_mode_reads_no_featuregate(op):
@@ -236,7 +277,7 @@ def test_non_openshift_mode_reads_no_featuregate(op):
     rendered whatever it says, and verify predicts exactly that. (Last: it restarts the operator.)"""
     c = op.cluster
     _set_sources(op, True)
-    set_feature_gate(c, ("CustomNoUpgrade", (EXT, PD)))
+    oh.set_feature_gate(c, ("CustomNoUpgrade", (EXT, PD)))
     op.trigger_reconcile()
     op.wait_rendered(lambda r: K_EXT in r.feature_gates, "the OpenShift-mode render")
     op.stop()
