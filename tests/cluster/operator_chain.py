@@ -18,7 +18,6 @@ Jobs only there.
 
 from __future__ import annotations
 
-import copy
 import json
 from dataclasses import dataclass, field
 
@@ -120,7 +119,7 @@ class OperatorKueueRunner(KueueRunner):
         op, c = self.operator, self.cluster
         op.stop()
         oh.set_feature_gate(c, ocp.feature_gate)
-        c.apply(oh.kueue_cr(mappings=cr_dialect(ocp.world.mappings)))
+        oh.put_kueue_cr(c, oh.kueue_cr(mappings=cr_dialect(ocp.world.mappings)))
         op.start()
         want = json.loads(json.dumps(ocp.world.mappings, sort_keys=True))
         op.wait_rendered(lambda r: json.loads(json.dumps(r.mappings, sort_keys=True)) == want,
@@ -132,5 +131,34 @@ class OperatorKueueRunner(KueueRunner):
         return {"text": rendered.text, "featureGates": rendered.feature_gates}
 
 
-def copy_worlds() -> list[OpenShiftWorld]:
-    return copy.deepcopy(worlds())
+def run(operator: oh.OperatorRunner, kueue_binary, log=print):
+    """Run the OpenShift matrix on the operator's cluster. (report, worlds, Kueue runner); close the
+    runner when done. Leaves the operator stopped."""
+    from oracle import run_matrix
+
+    ocp = worlds()
+    runner = OperatorKueueRunner(operator.cluster, kueue_binary, os_.V19, operator, ocp)
+    try:
+        runner.detach_operator()  # its webhooks name a Service nothing is behind
+        report = run_matrix(operator.cluster, {os_.V19: runner}, scenarios(ocp), log=log)
+    except BaseException:
+        runner.close()
+        raise
+    log(f"operator renders {runner.operator_seconds} s; Kueue starts {runner.start_seconds} s")
+    return report, ocp, runner
+
+
+def markdown(report, ocp: list[OpenShiftWorld], when: str, k8s: str) -> str:
+    """The section of docs/accuracy.md (``scripts/oracle --openshift --update-docs``)."""
+    from oracle import table
+
+    lines = [f"`scripts/oracle --openshift`: the Red Hat build of Kueue operator 1.5.0 (dc3b6577) renders; "
+             f"Kueue {os_.V19} runs the render on kube-apiserver {k8s}; {len(report.rows)} workloads, "
+             f"matrix run {report.seconds:.0f} s ({when}).", "",
+             "| world | FeatureGate | featureGates the operator rendered |", "|---|---|---|"]
+    for w in ocp:
+        fg = "none" if w.feature_gate is None else \
+            f"{w.feature_gate[0]}" + (f" enabled {', '.join(w.feature_gate[1])}" if w.feature_gate[1] else "")
+        gates = ", ".join(f"{k}: {str(v).lower()}" for k, v in sorted((w.rendered.get("featureGates") or {}).items()))
+        lines.append(f"| {w.world.name} | {fg} | {gates or 'none'} |")
+    return "\n".join(lines) + "\n\n" + table(report, markdown=True) + "\n"

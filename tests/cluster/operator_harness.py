@@ -224,6 +224,7 @@ class OperatorRunner:
         self._proc: _Proc | None = None
         self.starts = 0
         self.sync_seconds: list[float] = []
+        self.first: Rendered | None = None  # the render of the first full sync
 
     def start(self) -> None:
         self.stop()
@@ -327,6 +328,45 @@ class OperatorRunner:
                              "--overwrite")
 
 
+@dataclass
+class OperatorCluster:
+    """A dedicated cluster with the stand-ins, the certificate issuer and the synced operator."""
+
+    cluster: Cluster
+    issuer: CertIssuer
+    operator: OperatorRunner
+
+    def close(self, keep: bool = False) -> None:
+        self.operator.close(keep=keep)
+        self.issuer.stop()
+        self.cluster.stop()
+
+
+def start_operator_cluster(bin_dir: Path, binary: Path, keep_dir: bool = False) -> OperatorCluster:
+    """Start the cluster, install the stand-ins and a Kueue CR with one mapping, start the issuer
+    and the operator, and wait for its first full sync."""
+    from harness import GATES_ON
+
+    cluster = Cluster.start("operator", bin_dir, GATES_ON, keep_dir=keep_dir)
+    issuer: CertIssuer | None = None
+    runner: OperatorRunner | None = None
+    try:
+        install_openshift_standins(cluster)
+        cluster.apply(kueue_cr(mappings=[{"name": "example.com/gpu", "deviceClassNames": ["gpu.example.com"]}]))
+        issuer = CertIssuer(cluster).start()
+        runner = OperatorRunner(cluster, binary, operand_image())
+        runner.start()
+        runner.first = runner.wait_synced()
+    except BaseException:
+        if runner is not None:
+            runner.close()
+        if issuer is not None:
+            issuer.stop()
+        cluster.stop()
+        raise
+    return OperatorCluster(cluster, issuer, runner)
+
+
 def kueue_cr(frameworks: tuple[str, ...] = ("BatchJob",), mappings: list[dict] | None = None) -> dict:
     config: dict[str, Any] = {"integrations": {"frameworks": list(frameworks)}}
     if mappings:
@@ -335,9 +375,35 @@ def kueue_cr(frameworks: tuple[str, ...] = ("BatchJob",), mappings: list[dict] |
             "spec": {"managementState": "Managed", "config": config}}
 
 
+def put_kueue_cr(cluster: Cluster, cr: dict) -> None:
+    """Make the Kueue CR's spec exactly ``cr``'s (an update, not an apply: list entries other
+    writers own, e.g. mappings ``map set`` wrote, do not survive). Created when missing."""
+    path = "/apis/kueue.openshift.io/v1/kueues/cluster"
+    status, body = cluster.request("GET", path)
+    if status == 404:
+        cluster.apply(cr)
+        return
+    current = json.loads(body)
+    current["spec"] = cr["spec"]
+    status, body = cluster.request("PUT", path, current)
+    if status != 200:
+        raise ClusterError(f"PUT {path}: {status} {body[:500]!r}")
+
+
 def feature_gate(feature_set: str | None, enabled: tuple[str, ...] = ()) -> dict:
     spec: dict[str, Any] = {"featureSet": feature_set} if feature_set else {}
     if feature_set == "CustomNoUpgrade":
         spec["customNoUpgrade"] = {"enabled": list(enabled), "disabled": []}
     return {"apiVersion": "config.openshift.io/v1", "kind": "FeatureGate", "metadata": {"name": "cluster"},
             "spec": spec}
+
+
+def set_feature_gate(cluster, fg) -> None:
+    """Apply the FeatureGate; a featureSet change goes through a delete (the CRD refuses moving
+    away from CustomNoUpgrade or TechPreviewNoUpgrade in place)."""
+    current = cluster.kubectl("get", "featuregates.config.openshift.io/cluster", "-o", "json", check=False)
+    have = (json.loads(current.stdout).get("spec") or {}).get("featureSet") or "" if current.returncode == 0 else None
+    if have is not None and (fg is None or fg[0] != have):
+        cluster.kubectl("delete", "featuregates.config.openshift.io/cluster", "--wait=true")
+    if fg is not None:
+        cluster.apply(feature_gate(*fg))

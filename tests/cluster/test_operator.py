@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 
 import pytest
 
@@ -27,7 +28,7 @@ import operator_build
 import operator_chain
 import operator_harness as oh
 import oracle
-from harness import GATES_ON, Cluster, run_plugin
+from harness import run_plugin
 
 SEL = "device.driver == 'gpu.example.com'"
 EXT, PD = "DRAExtendedResource", "DRAPartitionableDevices"
@@ -48,17 +49,13 @@ def op(request, controlplane_bin):
         pytest.fail(str(e), pytrace=False)
     except Exception as e:  # noqa: BLE001 - on CI and locally a failed build is a failure
         pytest.fail(f"building the Kueue operator failed: {e}", pytrace=False)
-    cluster = Cluster.start("operator", controlplane_bin, GATES_ON)
-    request.addfinalizer(cluster.stop)
-    oh.install_openshift_standins(cluster)
-    cluster.apply(oh.kueue_cr(mappings=[{"name": "example.com/gpu", "deviceClassNames": ["gpu.example.com"]}]))
-    issuer = oh.CertIssuer(cluster).start()
-    request.addfinalizer(issuer.stop)
-    runner = oh.OperatorRunner(cluster, directory / operator_build.BINARY, oh.operand_image())
-    request.addfinalizer(runner.close)
-    runner.start()
-    runner.first = runner.wait_synced()
-    return runner
+    try:
+        started = oh.start_operator_cluster(controlplane_bin, directory / operator_build.BINARY,
+                                            keep_dir=bool(os.environ.get("KUEUE_DRA_KEEP_CLUSTER_DIR")))
+    except Exception as e:  # noqa: BLE001
+        pytest.fail(f"starting the Kueue operator failed: {type(e).__name__}: {e}", pytrace=False)
+    request.addfinalizer(started.close)
+    return started.operator
 
 
 # ------------------------------------------------------------------------------------ helpers
@@ -122,7 +119,9 @@ def test_map_set_and_remove_are_rendered_exactly(op):
     doc = plugin_json(c, "map", "set", "gpu.memory", "--device-class", "mig.example.com",
                       "--counter", "memory", "--driver", "gpu.example.com", "--selector", SEL)
     assert doc["written"] and doc["target"]["kind"] == "Kueue"
+    t0 = time.monotonic()
     rendered = rendered_after(op, before, "the render of map set")
+    print(f"CR written -> ConfigMap rendered: {time.monotonic() - t0:.2f} s")
     listed = plugin_json(c, "map")["mappings"]
     assert [m["name"] for m in listed] == [m["name"] for m in rendered.mappings] == ["example.com/gpu", "gpu.memory"]
     assert normalized(rendered.mappings) == normalized(kueue_dialect(cr_mappings(op)))
@@ -238,14 +237,9 @@ def chain(request, op):
         if isinstance(e, kueue_build.controlplane.GoNotFound) and not _ci():
             pytest.skip(f"Kueue cannot be built: {e}")
         pytest.fail(f"building Kueue failed: {e}", pytrace=False)
-    worlds = operator_chain.worlds()
-    runner = operator_chain.OperatorKueueRunner(op.cluster, binary, kueue_build.DEFAULT_VERSION, op, worlds)
+    report, worlds, runner = operator_chain.run(op, binary, log=lambda m: print(m, flush=True))
     request.addfinalizer(runner.close)
-    runner.detach_operator()  # its webhooks name a Service nothing is behind
-    report = oracle.run_matrix(op.cluster, {kueue_build.DEFAULT_VERSION: runner}, operator_chain.scenarios(worlds),
-                               log=lambda m: print(m, flush=True))
     print("\n" + oracle.table(report), flush=True)
-    print(f"operator renders: {runner.operator_seconds} s; Kueue starts: {runner.start_seconds} s", flush=True)
     return report, worlds
 
 
