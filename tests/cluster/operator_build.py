@@ -165,7 +165,7 @@ def _unpack(archive: Path, into: Path) -> Path:
 
 
 def _csv_version(manifests: Path) -> str:
-    m = re.search(r"^\s{2}version:\s*(\S+)", (manifests / CSV_FILE).read_text(), re.M)
+    m = re.search(r"^\s{2}version:\s*(\S+)", (manifests / CSV_FILE).read_text(), re.MULTILINE)
     return m.group(1) if m else "0.0.0"
 
 

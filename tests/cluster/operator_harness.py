@@ -30,9 +30,10 @@ import shutil
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import yaml
 
@@ -146,7 +147,7 @@ class CertIssuer:
         self._thread = threading.Thread(target=self._run, name="cert-issuer", daemon=True)
         self.errors: list[str] = []
 
-    def start(self) -> "CertIssuer":
+    def start(self) -> CertIssuer:
         self._thread.start()
         return self
 
