@@ -27,6 +27,7 @@ import datetime
 import json
 import os
 import shutil
+import subprocess
 import tempfile
 import threading
 import time
@@ -374,6 +375,32 @@ def kueue_cr(frameworks: tuple[str, ...] = ("BatchJob",), mappings: list[dict] |
         config["resources"] = {"deviceClassMappings": mappings}
     return {"apiVersion": "kueue.openshift.io/v1", "kind": "Kueue", "metadata": {"name": "cluster"},
             "spec": {"managementState": "Managed", "config": config}}
+
+
+def run_kueue_config_check(binary: Path, cluster: Cluster, rendered_text: str,
+                           timeout: float = 15) -> subprocess.CompletedProcess:
+    """Start Kueue with a rendered configuration (out-of-cluster adjustments as in the chain): its
+    verdict on the render. Kueue validates its configuration within a second of starting; one
+    still running after ``timeout`` (or ready) accepted it (returncode 0, then it is stopped)."""
+    from kueue_harness import KueueRunner
+    from harness import _http_ok, free_port
+
+    runner = KueueRunner(cluster, binary, "check")
+    try:
+        health = free_port()
+        cfg = runner.rendered_configuration(rendered_text, health)
+        path = runner.dir / "config.yaml"
+        path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+        argv = [str(binary), f"--config={path}", f"--kubeconfig={cluster.kubeconfig}"]
+        proc = _Proc("kueue-check", argv, runner.dir / "kueue.log")
+        deadline = time.monotonic() + timeout
+        while proc.alive() and time.monotonic() < deadline and not _http_ok(f"http://127.0.0.1:{health}/readyz"):
+            time.sleep(0.2)
+        code = proc.popen.poll()
+        proc.stop()
+        return subprocess.CompletedProcess(argv, 0 if code is None else code, proc.tail(60), "")
+    finally:
+        runner.close()
 
 
 def put_kueue_cr(cluster: Cluster, cr: dict) -> None:

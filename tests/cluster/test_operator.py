@@ -152,6 +152,76 @@ def test_server_dry_run_and_refusals_render_nothing(op):
     assert op.wait_for("a sync after the annotation", lambda: op.rendered()).text == before.text
 
 
+# --------------------------------------------------------- map's rules vs the CRD, operator, Kueue
+def _m(name="g", *classes, sources=None):
+    m = {"name": name, "deviceClassNames": list(classes) or ["c.example.com"]}
+    if sources is not None:
+        m["sources"] = sources
+    return m
+
+
+def _counter(name="memory", driver="gpu.example.com", expression=SEL, selector=None):
+    return {"type": "Counter", "counter": {"name": name, "driver": driver,
+                                           "deviceSelector": selector or {"type": "CEL", "cel": {"expression": expression}}}}
+
+
+RULE_CASES = [
+    # (rule map refuses, CR mappings that break it, who else refuses: "crd" | "kueue")
+    ("TooManyMappings", [_m(f"r{i}", f"c{i}.example.com") for i in range(17)], "crd"),
+    ("TooManyDeviceClasses", [_m("g", *[f"c{i}.example.com" for i in range(9)])], "crd"),
+    ("NoDeviceClasses", [{"name": "g", "deviceClassNames": []}], "crd"),
+    ("DuplicateDeviceClass", [_m("g", "c.example.com", "c.example.com")], "crd"),
+    ("DeviceClassInTwoMappings", [_m("a", "c.example.com"), _m("b", "c.example.com")], "crd"),
+    ("DuplicateName", [_m("a", "c.example.com"), _m("a", "d.example.com")], "crd"),
+    ("InvalidName", [_m("bad name!")], "crd"),
+    ("InvalidDeviceClassName", [_m("g", "bad class!")], "crd"),
+    ("TooManySources", [_m(sources=[_counter(), _counter("cores")])], "crd"),
+    ("InvalidCounterName", [_m(sources=[_counter("Memory")])], "crd"),
+    ("InvalidDriver", [_m(sources=[_counter(driver="Bad_Driver")])], "crd"),
+    ("SelectorTooLong", [_m(sources=[_counter(expression="true && " * 128 + "true")])], "crd"),
+    ("MissingSelector", [_m(sources=[_counter(selector={"type": "CEL"})])], "crd"),
+    ("CapacityNotSupported", [_m(sources=[{"type": "Capacity", "capacity": {"name": "memory"}}])], "crd"),
+    ("DriverTooLong", [_m(sources=[_counter(driver="d" * 64)])], "kueue"),
+    ("SelectorDoesNotCompile", [_m(sources=[_counter(expression="device.driver ==")])], "kueue"),
+    # Kueue 0.20+ refuses a mapping named pods; 0.19.2 (the newest we can build) still starts with it
+    ("ReservedName", [_m("pods")], "kueue-0.20"),
+]
+
+
+def test_every_operator_rule_is_refused_by_the_crd_or_by_kueue(op, request):
+    """Each rule map enforces for the operator target: the plugin flags it; the real CRD rejects the
+    CR, or accepts it, the operator renders it verbatim, and Kueue v0.19.2 refuses that render."""
+    from kubectl_kueue_dra.kueue.mapping_rules import Rules, validate
+    from kubectl_kueue_dra.kueue.mappings import OPERATOR
+
+    c = op.cluster
+    original = op.kueue_cr()
+    request.addfinalizer(lambda: oh.put_kueue_cr(c, original))
+    rules = Rules(OPERATOR, 19, True, False)
+    kueue = kueue_build.build(kueue_build.DEFAULT_VERSION)
+    results = {}
+    for rule, mappings, who in RULE_CASES:
+        assert rule in {v.rule for v in validate(mappings, rules) if v.severity == "error"}, rule
+        cr = oh.kueue_cr(mappings=mappings)
+        status, body = c.request("PUT", "/apis/kueue.openshift.io/v1/kueues/cluster?dryRun=All",
+                                 {**op.kueue_cr(), "spec": cr["spec"]})
+        results[rule] = "crd" if status == 422 else "accepted"
+        if status == 422 or who == "crd":
+            assert (status, who) == (422, "crd"), (rule, status, body[:300])
+            continue
+        before = op.rendered()
+        oh.put_kueue_cr(c, cr)
+        rendered = rendered_after(op, before, f"the render of {rule}")
+        assert normalized(rendered.mappings) == normalized(kueue_dialect(mappings)), rule
+        proc = oh.run_kueue_config_check(kueue, c, rendered.text)
+        results[rule] = f"kueue exit {proc.returncode}"
+        if who == "kueue-0.20":
+            assert proc.returncode == 0, (rule, proc.stdout[-2000:])  # 0.19.2 runs with it
+        else:
+            assert proc.returncode != 0 and "deviceClassMappings" in proc.stdout, (rule, proc.stdout[-2000:])
+    print(results)
+
+
 # ----------------------------------------------------------------------- the operator's gates
 GATE_CASES = [
     # (id, FeatureGate (None: no object), counter sources in the CR, the Kueue gates the operator must render)
