@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from typing import Iterator, MutableMapping
+from collections.abc import Iterator, MutableMapping
 
 #: library search path variables the bootloader changes, per platform
 _LOADER_VARIABLES = ("LD_LIBRARY_PATH", "LIBPATH")

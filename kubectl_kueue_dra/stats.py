@@ -10,8 +10,8 @@ The document (``scripts/bench`` and the perf tests read it)::
 
 ``requests``/``bytesRead`` add up every API client of the run (``bytes`` are the decoded response
 bodies), ``celEvaluations`` every CEL evaluation actually run (one per expression and distinct
-device shape; the rest are ``celCacheHits``; ``wallSeconds`` counts from when the entry point started). Unset, nothing is
-recorded.
+device shape; the rest are ``celCacheHits``; ``wallSeconds`` counts from when the entry point started).
+Unset, nothing is recorded.
 """
 
 from __future__ import annotations

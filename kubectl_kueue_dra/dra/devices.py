@@ -7,7 +7,9 @@ toward completeness but carry no devices.
 """
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Sequence
+from functools import cached_property
+from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
 
 from .cel import CelError, SelectorEvaluator
 
@@ -28,10 +30,6 @@ class Pool:
     def devices(self) -> Iterator[dict[str, Any]]:
         for s in self.slices:
             yield from (s.get("spec") or {}).get("devices") or []
-
-    @property
-    def device_count(self) -> int:
-        return sum(len((s.get("spec") or {}).get("devices") or []) for s in self.slices)
 
 
 def group_pools(slices: Iterable[dict[str, Any]]) -> list[Pool]:
@@ -61,10 +59,6 @@ class MatchCount:
     pools: int = 0
     incomplete_pool_devices: int = 0  # matching devices in pools the scheduler will not use
     errors: dict[str, int] = field(default_factory=dict)  # error message -> devices that hit it
-
-    @property
-    def first_error(self) -> str | None:
-        return next(iter(self.errors), None)
 
 
 class ShapeIndex:
@@ -97,6 +91,11 @@ class ShapeIndex:
                 ids.append(gid)
                 counts[gid] = counts.get(gid, 0) + 1
             self.pools.append((pool, devices, ids, counts))
+
+    @cached_property
+    def distinct_names(self) -> list[bool]:
+        """Per pool (in ``pools`` order): whether its devices' names are distinct, as the API requires."""
+        return [len({str(d.get("name")) for d in devices}) == len(devices) for _, devices, _, _ in self.pools]
 
     def covers(self, selectors: Sequence[str]) -> bool:
         return tuple(selectors) in self.selector_lists

@@ -39,7 +39,6 @@ Internally a quantity remembers whether apimachinery would hold it as an
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Optional, Union
 
 __all__ = [
     "BINARY_SI",
@@ -86,10 +85,16 @@ class Quantity:
     does not take part: ``1Ki == 1024``).
     """
 
-    __slots__ = ("_unscaled", "_exp", "_dec", "_format", "_s", "_value")
+    __slots__ = ("_dec", "_exp", "_format", "_s", "_unscaled", "_value")
+    _unscaled: int
+    _exp: int
+    _dec: bool
+    _format: str
+    _s: str | None
+    _value: Fraction
 
     # value == _unscaled * 10**_exp; _dec says apimachinery would hold it as inf.Dec.
-    def __init__(self, unscaled: int, exp: int, fmt: str, *, dec: bool = False, s: Optional[str] = None):
+    def __init__(self, unscaled: int, exp: int, fmt: str, *, dec: bool = False, s: str | None = None):
         if fmt not in _FORMATS:
             raise QuantityError(f"unknown quantity format {fmt!r}")
         setattr_ = object.__setattr__
@@ -106,7 +111,7 @@ class Quantity:
     # -- construction ---------------------------------------------------------------
 
     @classmethod
-    def from_int(cls, n: int, fmt: str = DECIMAL_SI) -> "Quantity":
+    def from_int(cls, n: int, fmt: str = DECIMAL_SI) -> Quantity:
         """Like ``resource.NewQuantity(n, fmt)``."""
         if isinstance(n, bool) or not isinstance(n, int):
             raise TypeError(f"from_int needs an int, not {type(n).__name__}")
@@ -138,7 +143,7 @@ class Quantity:
             raise QuantityError(f"quantity {self} is not an integer")
         return self._value.numerator
 
-    def go_as_int64(self) -> Optional[int]:
+    def go_as_int64(self) -> int | None:
         """apimachinery's ``AsInt64()``: the int64 value, or None when Go says "not fast".
 
         This is representation dependent, as in Kubernetes: ``1000m``, ``1.0``,
@@ -159,17 +164,17 @@ class Quantity:
 
     # -- arithmetic (apimachinery Add/Sub/Mul, including the format rules) ------------
 
-    def __add__(self, other: "Quantity") -> "Quantity":
+    def __add__(self, other: Quantity) -> Quantity:
         if not isinstance(other, Quantity):
             return NotImplemented
         return self._add(other, negate=False)
 
-    def __sub__(self, other: "Quantity") -> "Quantity":
+    def __sub__(self, other: Quantity) -> Quantity:
         if not isinstance(other, Quantity):
             return NotImplemented
         return self._add(other, negate=True)
 
-    def _add(self, other: "Quantity", negate: bool) -> "Quantity":
+    def _add(self, other: Quantity, negate: bool) -> Quantity:
         fmt = other._format if self._unscaled == 0 else self._format
         b_val = -other._unscaled if negate else other._unscaled
         if not self._dec and not other._dec:
@@ -178,14 +183,15 @@ class Quantity:
                 return Quantity(a_val, a_sc, fmt)
             if a_val == 0:
                 return Quantity(b_val, b_sc, fmt)
+            c: int | None
             if a_sc == b_sc:
                 c, sc = a_val + b_val, a_sc
             elif a_sc > b_sc:
-                c, sc = a_val * 10 ** (a_sc - b_sc), b_sc
-                c = c + b_val if _fits_int64(c) else None
+                scaled, sc = a_val * 10 ** (a_sc - b_sc), b_sc
+                c = scaled + b_val if _fits_int64(scaled) else None
             else:
-                c, sc = b_val * 10 ** (b_sc - a_sc), a_sc
-                c = a_val + c if _fits_int64(c) else None
+                scaled, sc = b_val * 10 ** (b_sc - a_sc), a_sc
+                c = a_val + scaled if _fits_int64(scaled) else None
             if c is not None and _fits_int64(c):
                 return Quantity(c, sc, fmt)
         # inf.Dec arithmetic: the result has the finer of the two scales.
@@ -193,7 +199,7 @@ class Quantity:
         c = self._unscaled * 10 ** (self._exp - sc) + b_val * 10 ** (other._exp - sc)
         return Quantity(c, sc, fmt, dec=True)
 
-    def __mul__(self, n: int) -> "Quantity":
+    def __mul__(self, n: int) -> Quantity:
         if isinstance(n, bool) or not isinstance(n, int):
             return NotImplemented
         if not self._dec:
@@ -214,7 +220,7 @@ class Quantity:
 
     __rmul__ = __mul__
 
-    def __neg__(self) -> "Quantity":
+    def __neg__(self) -> Quantity:
         return Quantity(-self._unscaled, self._exp, self._format, dec=self._dec)
 
     # -- comparison -----------------------------------------------------------------
@@ -227,27 +233,27 @@ class Quantity:
     def __hash__(self) -> int:
         return hash(self._value)
 
-    def __lt__(self, other: "Quantity") -> bool:
+    def __lt__(self, other: Quantity) -> bool:
         if not isinstance(other, Quantity):
             return NotImplemented
         return self._value < other._value
 
-    def __le__(self, other: "Quantity") -> bool:
+    def __le__(self, other: Quantity) -> bool:
         if not isinstance(other, Quantity):
             return NotImplemented
         return self._value <= other._value
 
-    def __gt__(self, other: "Quantity") -> bool:
+    def __gt__(self, other: Quantity) -> bool:
         if not isinstance(other, Quantity):
             return NotImplemented
         return self._value > other._value
 
-    def __ge__(self, other: "Quantity") -> bool:
+    def __ge__(self, other: Quantity) -> bool:
         if not isinstance(other, Quantity):
             return NotImplemented
         return self._value >= other._value
 
-    def cmp(self, other: "Quantity") -> int:
+    def cmp(self, other: Quantity) -> int:
         """-1, 0 or 1, like apimachinery's ``Cmp``."""
         return (self._value > other._value) - (self._value < other._value)
 
@@ -287,7 +293,7 @@ class Quantity:
 # -- parsing ----------------------------------------------------------------------------
 
 
-def _scan(s: str):
+def _scan(s: str) -> tuple[bool, str, str, str, str]:
     """Port of ``parseQuantityString``: (positive, value, num, denom, suffix)."""
     positive = True
     pos, end = 0, len(s)
@@ -336,7 +342,7 @@ def _scan(s: str):
     raise QuantityError(_FORMAT_ERROR)
 
 
-def _go_parse_int64(text: str) -> Optional[int]:
+def _go_parse_int64(text: str) -> int | None:
     """strconv.ParseInt(text, 10, 64), None on error."""
     body = text[1:] if text[:1] in ("+", "-") else text
     if not body or not all(c in _DIGITS for c in body):
@@ -345,7 +351,7 @@ def _go_parse_int64(text: str) -> Optional[int]:
     return v if _fits_int64(v) else None
 
 
-def _interpret(suffix: str):
+def _interpret(suffix: str) -> tuple[int, int, str]:
     """(base, exponent, format) for a suffix, or QuantityError."""
     if suffix in _DEC_SUFFIXES:
         return 10, _DEC_SUFFIXES[suffix], DECIMAL_SI
@@ -362,7 +368,7 @@ def _interpret(suffix: str):
     raise QuantityError(f"unable to parse quantity's suffix {suffix!r}{hint}")
 
 
-def parse_quantity(s: Union[str, int, float]) -> Quantity:
+def parse_quantity(s: str | int | float) -> Quantity:
     """Parse like ``resource.ParseQuantity``; ints and floats are parsed from their text."""
     if isinstance(s, bool):
         raise QuantityError(f"a quantity cannot be a boolean ({s!r})")
@@ -422,10 +428,8 @@ def _parse(s: str) -> Quantity:
         raise QuantityError("unable to parse numeric part of quantity")
     amount = Fraction(int((int_part or "0") + frac_part), 10 ** len(frac_part))
     amount *= Fraction(10) ** exponent if base == 10 else Fraction(2) ** exponent
-    nanos = amount * 10**9
-    if nanos.denominator != 1:
-        nanos = -((-nanos.numerator) // nanos.denominator)  # ceil: round away from zero (amount >= 0)
-    nanos = int(nanos)
+    exact = amount * 10**9
+    nanos = -((-exact.numerator) // exact.denominator)  # ceil: round away from zero (amount >= 0)
     unscaled, exp = nanos, -9
     if fmt == BINARY_SI and nanos > _INT64_MAX * 10**9:
         unscaled, exp = _INT64_MAX, 0

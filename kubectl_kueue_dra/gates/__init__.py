@@ -1,5 +1,6 @@
 """Kubernetes and Kueue feature gates: which are on, and how we know. Pure (no I/O; the reading
-of ``/metrics`` and the dry-run probes are in ``kube/probes.py``).
+of ``/metrics`` and the dry-run creates are in ``kube/probes.py``, put together in
+``verify/probes.py``).
 
 Kubernetes gates cannot be read from the API, so each gate's state is resolved from evidence,
 strongest first (``METHODS``):
@@ -24,7 +25,7 @@ Modules: ``model`` (evidence, states, precedence), ``kubernetes`` (defaults per 
 ``kueue`` (Kueue's own gates).
 """
 
-from .kubernetes import *  # noqa: F401,F403
-from .kueue import *  # noqa: F401,F403
-from .model import *  # noqa: F401,F403
-from .openshift import *  # noqa: F401,F403
+from .kubernetes import *  # noqa: F403
+from .kueue import *  # noqa: F403
+from .model import *  # noqa: F403
+from .openshift import *  # noqa: F403

@@ -155,6 +155,35 @@ def probe_field_kept(gate: str, returned: dict[str, Any]) -> bool:
     raise KeyError(gate)
 
 
+PROBE_NAME_PREFIX = "kueue-dra-probe-"
+PROBE_DRIVER = "probe.kueue-dra.invalid"
+
+
+def probe_bodies(api_version: str) -> dict[str, tuple[str, dict[str, Any]]]:
+    """gate → (kind, object) to dry-run create, in the shape of the served ``api_version``. Each
+    object has a generated name, so it can never collide with a real one."""
+    meta = {"generateName": PROBE_NAME_PREFIX,
+            "labels": {"app.kubernetes.io/managed-by": "kueue-dra-verify-probe"}}
+    pool = {"name": "probe", "generation": 1, "resourceSliceCount": 1}
+    device: dict[str, Any] = {"name": "probe", "allowMultipleAllocations": True,
+                              "capacity": {"probe": {"value": "1"}}}
+    if api_version == "resource.k8s.io/v1beta1":
+        device = {"name": "probe", "basic": {k: v for k, v in device.items() if k != "name"}}
+    return {
+        DRA_EXTENDED: ("DeviceClass", {
+            "apiVersion": api_version, "kind": "DeviceClass", "metadata": meta,
+            "spec": {"extendedResourceName": "probe.kueue-dra.invalid/device"}}),
+        # Since 1.35 a slice holds either devices or shared counters, so this one has only counters.
+        DRA_PARTITIONABLE: ("ResourceSlice", {
+            "apiVersion": api_version, "kind": "ResourceSlice", "metadata": meta,
+            "spec": {"driver": PROBE_DRIVER, "pool": pool, "allNodes": True,
+                     "sharedCounters": [{"name": "probe", "counters": {"probe": {"value": "1"}}}]}}),
+        DRA_CONSUMABLE: ("ResourceSlice", {
+            "apiVersion": api_version, "kind": "ResourceSlice", "metadata": meta,
+            "spec": {"driver": PROBE_DRIVER, "pool": pool, "allNodes": True, "devices": [device]}}),
+    }
+
+
 def probe_evidence(gate: str, returned: dict[str, Any]) -> Evidence:
     kind, path = PROBED_FIELD[gate]
     if probe_field_kept(gate, returned):

@@ -46,7 +46,7 @@ def featuregate_status_entry(feature_gate: dict[str, Any] | None, version: str |
 
 
 def _names(items: Any) -> set[str]:
-    return {i.get("name") if isinstance(i, dict) else str(i) for i in items or []}
+    return {str(i.get("name")) if isinstance(i, dict) else str(i) for i in items or []}
 
 
 def featuregate_status_evidence(gate: str, feature_gate: dict[str, Any] | None,

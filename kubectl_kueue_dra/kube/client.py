@@ -13,7 +13,8 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 from urllib.parse import urlencode
 
 from . import errors

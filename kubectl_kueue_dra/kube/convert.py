@@ -48,7 +48,7 @@ def to_v1(obj: dict[str, Any]) -> dict[str, Any]:
         elif kind == "ResourceClaim":
             _claim_spec(obj.get("spec"))
         elif kind == "ResourceClaimTemplate":
-            _claim_spec(((obj.get("spec") or {}).get("spec")))
+            _claim_spec((obj.get("spec") or {}).get("spec"))
     if kind in ("DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate"):
         obj["apiVersion"] = "resource.k8s.io/v1"
     return obj

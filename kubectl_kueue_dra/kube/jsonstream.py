@@ -14,11 +14,21 @@ from __future__ import annotations
 import codecs
 import json
 import re
-from typing import Any, BinaryIO, Callable
+from typing import Any, BinaryIO
+from collections.abc import Callable
 
 CHUNK = 1 << 24
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _NUMBER_TAIL = re.compile(r"[0-9.eE+-]*")
+
+
+def _match(pattern: re.Pattern[str], text: str, pos: int) -> re.Match[str]:
+    """``pattern.match`` for the patterns above, which match everywhere (possibly empty)."""
+    m = pattern.match(text, pos)
+    assert m is not None
+    return m
+
+
 _DECODER = json.JSONDecoder()
 
 
@@ -44,7 +54,7 @@ class _Reader:
     def peek(self) -> str:
         """The next character that is not whitespace ("" at the end)."""
         while True:
-            self.pos = _WHITESPACE.match(self.text, self.pos).end()
+            self.pos = _match(_WHITESPACE, self.text, self.pos).end()
             if self.pos < len(self.text) or not self.more():
                 return self.text[self.pos:self.pos + 1]
 
@@ -67,7 +77,7 @@ class _Reader:
             # a number could go on in the next chunk ("1" of "12", "0" of "0.5"); everything else
             # is closed (a cut string, literal, object or array does not parse)
             if not self.eof and isinstance(value, (int, float)) and not isinstance(value, bool) \
-                    and _NUMBER_TAIL.match(self.text, end).end() == len(self.text):
+                    and _match(_NUMBER_TAIL, self.text, end).end() == len(self.text):
                 self.more()
                 continue
             self.pos = end

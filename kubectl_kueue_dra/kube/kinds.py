@@ -47,8 +47,3 @@ _ALL = [
 ]
 
 KINDS: dict[str, Kind] = {k.kind: k for k in _ALL}
-
-
-def group_of(api_version: str) -> str:
-    """``resource.k8s.io/v1`` → ``resource.k8s.io``; ``v1`` → ``""``."""
-    return api_version.rpartition("/")[0]

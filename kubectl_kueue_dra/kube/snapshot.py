@@ -11,7 +11,8 @@ and line, because a silently skipped file would give a wrong answer.
 
 import json
 import os
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 import yaml
 
@@ -27,7 +28,7 @@ def _files(path: str) -> list[str]:
         raise SnapshotError(f"--from {path}: no such file or directory")
     if os.path.isfile(path):
         return [path]
-    found = []
+    found: list[str] = []
     for root, dirs, names in os.walk(path):
         dirs.sort()
         dirs[:] = [d for d in dirs if not d.startswith(".")]

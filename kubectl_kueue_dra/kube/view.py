@@ -9,13 +9,15 @@ command can carry on and mark its answer partial.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from . import errors
 from .convert import to_v1
 from .kinds import KINDS, Kind
 
 Obj = dict[str, Any]
+Objs = list[Obj]  # (inside ClusterView, ``list`` is the method)
 
 
 def _field(obj: Obj, dotted: str) -> Any:
@@ -97,7 +99,7 @@ class ClusterView(ABC):
             self._got[got_key] = self._get(k, name, ns)
         return self._got[got_key]
 
-    def try_list(self, kind: str, namespace: str | None = None, **kw: Any) -> list[Obj] | None:
+    def try_list(self, kind: str, namespace: str | None = None, **kw: Any) -> Objs | None:
         """Like ``list`` but a 403 is recorded in ``unreadable`` and answered with None."""
         return self._optional(lambda: self.list(kind, namespace, **kw))
 
@@ -140,7 +142,7 @@ class ClusterView(ABC):
 
     @abstractmethod
     def _list(self, kind: Kind, namespace: str | None, field_selector: dict[str, str],
-              label_selector: str | None) -> list[Obj]: ...
+              label_selector: str | None) -> Objs: ...
 
     @abstractmethod
     def _get(self, kind: Kind, name: str, namespace: str | None) -> Obj | None: ...
@@ -239,7 +241,7 @@ class SnapshotView(ClusterView):
         seen: dict[tuple, int] = {}
         for obj in objects:
             obj = to_v1(obj)
-            kind = obj.get("kind")
+            kind = str(obj.get("kind"))
             k = KINDS.get(kind)
             if k is None or obj.get("apiVersion", "").rpartition("/")[0] != k.group:
                 continue

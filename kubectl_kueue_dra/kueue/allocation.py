@@ -25,8 +25,9 @@ def _claim_names(pod: dict[str, Any]) -> list[tuple[str, str]]:
     return out
 
 
-def _device_index(slices: list[dict[str, Any]]) -> dict[tuple[str, str, str], dict[str, Any]]:
-    index = {}
+def _device_index(slices: list[dict[str, Any]]) -> dict[tuple[Any, Any, Any], dict[str, Any]]:
+    """Devices by (driver, pool, name) as the slices spell them (a missing field is None)."""
+    index: dict[tuple[Any, Any, Any], dict[str, Any]] = {}
     for s in slices:
         spec = s.get("spec") or {}
         for d in spec.get("devices") or []:

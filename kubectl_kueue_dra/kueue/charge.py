@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable
 
-from ..dra.cel import CelError, CelEvalError, SelectorEvaluator, compile_selector
+from ..dra.cel import KUEUE_DRA_V036, CelDialect, CelError, CelEvalError, SelectorEvaluator, compile_selector
 from ..dra.devices import Pool, ShapeIndex, group_pools
 from ..dra.quantity import Quantity, QuantityError, parse_quantity
 from .fielderrors import INTERNAL, INVALID, NOT_FOUND, FieldError, FieldPath, aggregate
@@ -236,11 +236,12 @@ def _cel_requests(spec: dict[str, Any]) -> list[tuple[int, int, str, list[str]]]
     return out
 
 
-def _compile_errors(expressions: list[str], path: FieldPath, context: str) -> list[FieldError]:
+def _compile_errors(expressions: list[str], path: FieldPath, context: str,
+                    dialect: CelDialect = KUEUE_DRA_V036) -> list[FieldError]:
     errors = []
     for i, expr in enumerate(expressions):
         try:
-            compile_selector(expr)
+            compile_selector(expr, dialect)
         except CelError as e:
             errors.append(FieldError(INVALID, str(path.index(i).child("cel", "expression")),
                                      f"{context}: {e}", expr))
@@ -486,7 +487,8 @@ class ChargeEngine:
                         if n >= count:
                             break
             except CelEvalError as e:
-                errors.append(FieldError(INVALID, str(sel_path), f"CEL evaluation failed for DeviceClass {dc}: {e}", None))
+                errors.append(FieldError(INVALID, str(sel_path), f"CEL evaluation failed for DeviceClass {dc}: {e.detail}",
+                                          None))
                 continue
             if n < count:
                 errors.append(FieldError(INTERNAL, str(sel_path),
@@ -623,7 +625,7 @@ class ChargeEngine:
                 elif outcome is not False:
                     what, e = outcome
                     raise _Stop(step, [FieldError(INTERNAL, rpath, f"CEL evaluation error in {what} for device "
-                                                                   f"{device.get('name')}: {e}")])
+                                                                   f"{device.get('name')}: {e.detail}")])
             pools += len(matched) > before
         return matched, pools
 

@@ -44,13 +44,15 @@ def describe_class(dc: dict[str, Any], *, device_classes: list[dict[str, Any]],
                    pools: list[Pool] | None, evaluator: SelectorEvaluator,
                    winners: dict[str, str], index: ShapeIndex | None = None) -> dict[str, Any]:
     name = dc["metadata"]["name"]
-    ern = (dc.get("spec") or {}).get("extendedResourceName")
+    ern: str | None = (dc.get("spec") or {}).get("extendedResourceName")
     selectors = class_selectors(dc)
     findings: list[dict[str, Any]] = []
 
     mapping = lookup(mappings, name) if mappings is not None else None
     all_mappings = mappings_for(mappings, name) if mappings is not None else []
-    ern_usable = bool(ern) and winners.get(ern) == name
+    ern_usable = bool(ern) and ern is not None and winners.get(ern) == name
+    quota_resource: str | None
+    quota_source: str | None
     if mapping is not None:
         quota_resource, quota_source = mapping.name, "mapping"
     elif ern_usable:

@@ -78,7 +78,7 @@ def _mounted_configmap(deployment: dict[str, Any] | None) -> str | None:
         return None
     for volume in ((deployment.get("spec") or {}).get("template") or {}).get("spec", {}).get("volumes") or []:
         name = (volume.get("configMap") or {}).get("name")
-        if name and "config" in name:
+        if isinstance(name, str) and "config" in name:
             return name
     return None
 

@@ -12,10 +12,11 @@ from typing import Any
 
 from ..dra.quantity import QuantityError, parse_quantity
 from ..findings import finding
+from ..k8s.labels import namespace_labels, selector_matches
 from .charge import ChargeResult, kueue_int
+from .names import OPENSHIFT_MANAGED_LABEL
+from .namespaces import OPENSHIFT, ManagedNamespaces
 from .queues import covered_resources
-
-OPENSHIFT_MANAGED_LABEL = "kueue.openshift.io/managed"
 
 # Kueue's condition messages (research §8) → (code, cause, fix). Checked in order.
 CONDITION_CAUSES: list[tuple[str, str, str, str]] = [
@@ -54,8 +55,22 @@ CONDITION_CAUSES: list[tuple[str, str, str, str]] = [
     (r"no consumesCounters entry for counter", "CounterNotPublished",
      "no matching device consumes the counter named in the mapping's counter source",
      "fix counter.name in deviceClassMappings to a key the driver publishes in consumesCounters"),
-    (r"CEL (evaluation|compilation)", "SelectorError",
-     "a CEL selector does not compile or fails on some device", "fix the selector; kubectl kueue-dra classes shows which"),
+    (r"no capacity dimension", "CapacityNotPublished",
+     "none of the matching devices publishes the capacity named by the mapping's capacity source (Kueue retries)",
+     "fix the capacity name in deviceClassMappings to one the driver publishes in the devices' capacity"),
+    (r"capacity request cannot be satisfied", "CapacityRequestUnsatisfiable",
+     "no matching device's requestPolicy (validValues / validRange) admits the capacity the request asks for",
+     "request a capacity the devices' requestPolicy allows (kubectl get resourceslices -o yaml: "
+     "capacity.<name>.requestPolicy), or fix the mapping's capacity source"),
+    (r"CEL (evaluation|compilation)|has invalid CEL selector", "SelectorError",
+     "a CEL selector (of the request, its DeviceClass or the mapping) does not compile, or fails on some device",
+     "fix the selector; kubectl kueue-dra classes shows which"),
+    (r"Exactly must be set if FirstAvailable is nil", "RequestWithoutExactly",
+     "a device request has neither exactly nor firstAvailable (possible only in objects that bypass validation)",
+     "give the request exactly: {deviceClassName, count}"),
+    (r"failed to list (ResourceSlices|DeviceClasses)", "KueueCannotList",
+     "Kueue could not list ResourceSlices or DeviceClasses (its RBAC, or the API server); it retries",
+     "check Kueue's ClusterRole (list and watch on resource.k8s.io deviceclasses and resourceslices) and its log"),
     (r"extended resource quantity must be an integer|overflows int64", "ExtendedResourceNotInteger",
      "an extended resource backed by a DeviceClass is requested in a fraction", "request whole devices"),
     (r"with counters configured|with capacity sources configured", "ExtendedResourceOnCounterClass",
@@ -65,11 +80,12 @@ CONDITION_CAUSES: list[tuple[str, str, str, str]] = [
      "the ClusterQueue does not list a resource of the workload in coveredResources",
      "add the resource (mapping name or extendedResourceName) to the ClusterQueue's coveredResources"),
     (r"insufficient unused quota", "QuotaExhausted",
-     "the ClusterQueue has not enough unused quota now; the workload waits for others to finish",
+     "the ClusterQueue (and its cohort) has not enough unused quota now; the workload waits for others to finish",
      "wait, raise nominalQuota, or allow borrowing in a cohort"),
-    (r"maximum capacity|exceeds", "ExceedsQuota",
-     "the workload asks for more than the ClusterQueue can ever give (nominal quota plus borrowing)",
-     "raise the ClusterQueue's nominalQuota / borrowingLimit or shrink the workload"),
+    (r"maximum capacity", "ExceedsQuota",
+     "the workload asks for more than the ClusterQueue can ever get: its nominal quota plus what the cohort "
+     "tree can lend it (other queues' lendingLimit, nested cohorts' quotas), capped by its borrowingLimit",
+     "raise the ClusterQueue's nominalQuota / borrowingLimit (or other queues' lendingLimit) or shrink the workload"),
 ]
 
 
@@ -151,11 +167,10 @@ class QueuePath:
     local_queue: dict[str, Any] | None
     cluster_queue: dict[str, Any] | None
     namespace: dict[str, Any] | None
-    openshift: bool
+    managed: ManagedNamespaces  # the namespaces Kueue manages
 
 
-def queue_findings(path: QueuePath, totals: dict[str, int], namespace: str,
-                   managed_selector: dict[str, Any] | None) -> list[dict[str, Any]]:
+def queue_findings(path: QueuePath, totals: dict[str, int], namespace: str) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     if not path.local_queue_name:
         out.append(finding("error", "NoQueueName",
@@ -163,19 +178,18 @@ def queue_findings(path: QueuePath, totals: dict[str, int], namespace: str,
                            "manage it unless manageJobsWithoutQueueName is set",
                            f"kubectl label -n {namespace} <job> kueue.x-k8s.io/queue-name=<local-queue>"))
         return out
-    if path.namespace is not None:
-        labels = (path.namespace.get("metadata") or {}).get("labels") or {}
-        if path.openshift and labels.get(OPENSHIFT_MANAGED_LABEL) != "true":
+    if path.namespace is not None and not path.managed.manages(path.namespace):
+        if path.managed.how == OPENSHIFT:
             out.append(finding(
                 "error", "NamespaceNotManaged",
                 f"namespace {namespace} lacks the label {OPENSHIFT_MANAGED_LABEL}=true: the Kueue operator's "
                 "webhooks ignore it, so its jobs run WITHOUT quota — GPUs are not counted at all",
                 f"kubectl label namespace {namespace} {OPENSHIFT_MANAGED_LABEL}=true"))
-        elif managed_selector and not _selector_matches(managed_selector, labels):
+        else:
             out.append(finding(
                 "error", "NamespaceNotManaged",
-                f"namespace {namespace} does not match Kueue's managedJobsNamespaceSelector: its jobs bypass "
-                "quota", "label the namespace to match managedJobsNamespaceSelector"))
+                f"namespace {namespace} does not match Kueue's {path.managed.describe().removeprefix('the ')}: "
+                "its jobs bypass quota", "label the namespace to match managedJobsNamespaceSelector"))
     if path.local_queue is None:
         out.append(finding("error", "LocalQueueMissing",
                            f"LocalQueue {namespace}/{path.local_queue_name} does not exist",
@@ -201,8 +215,7 @@ def queue_findings(path: QueuePath, totals: dict[str, int], namespace: str,
                            "fix what the condition says (often a missing ResourceFlavor or AdmissionCheck)"))
     selector = spec.get("namespaceSelector")
     if selector is not None and path.namespace is not None:
-        labels = (path.namespace.get("metadata") or {}).get("labels") or {}
-        if not _selector_matches(selector, labels):
+        if not selector_matches(selector, namespace_labels(path.namespace)):
             out.append(finding("error", "NamespaceNotSelected",
                                f"ClusterQueue {cq_name}'s namespaceSelector does not match namespace {namespace}",
                                "label the namespace or widen the ClusterQueue's namespaceSelector"))
@@ -214,91 +227,3 @@ def queue_findings(path: QueuePath, totals: dict[str, int], namespace: str,
                                f"(\"resource {name} unavailable in ClusterQueue\")",
                                f"add {name} to coveredResources of ClusterQueue {cq_name} with a nominalQuota"))
     return out
-
-
-def quota_table(cq: dict[str, Any], totals: dict[str, int], binary: set[str]) -> list[dict[str, Any]]:
-    """Per resource the workload uses: nominal, reserved, free (first flavor that covers it)."""
-    from .charge import format_usage
-
-    reserved: dict[tuple[str, str], str] = {}
-    for fu in (cq.get("status") or {}).get("flavorsReservation") or []:
-        for r in fu.get("resources") or []:
-            reserved[(fu.get("name"), r.get("name"))] = r.get("total") or "0"
-    rows = []
-    for group in (cq.get("spec") or {}).get("resourceGroups") or []:
-        for flavor in group.get("flavors") or []:
-            for res in flavor.get("resources") or []:
-                name = res.get("name")
-                if name not in totals or any(r["resource"] == name for r in rows):
-                    continue
-                nominal = kueue_int(name, parse_quantity(res.get("nominalQuota") or "0"))
-                used = kueue_int(name, parse_quantity(reserved.get((flavor.get("name"), name), "0")))
-                borrowing = res.get("borrowingLimit")
-                rows.append({"resource": name, "flavor": flavor.get("name"),
-                             "nominal": format_usage(name, nominal, binary),
-                             "reserved": format_usage(name, used, binary),
-                             "free": format_usage(name, max(0, nominal - used), binary),
-                             "borrowingLimit": borrowing, "request": format_usage(name, totals[name], binary),
-                             "fits": totals[name] <= nominal - used})
-    return rows
-
-
-def quota_findings(cq: dict[str, Any], totals: dict[str, int], binary: set[str]) -> list[dict[str, Any]]:
-    """Predict the quota verdict of Kueue's scheduler for a workload that is not admitted, from the
-    ClusterQueue alone: more than it can ever give (ExceedsQuota: nominal quota, no cohort to
-    borrow from) or more than is unused now (QuotaExhausted). Resources offered by several flavors,
-    or in a cohort without a borrowingLimit, are left alone: the answer depends on other queues."""
-    from .charge import format_usage
-
-    spec = cq.get("spec") or {}
-    cq_name = (cq.get("metadata") or {}).get("name")
-    cohort = spec.get("cohortName") or spec.get("cohort")
-    offered: dict[str, list[dict[str, Any]]] = {}
-    for group in spec.get("resourceGroups") or []:
-        for flavor in group.get("flavors") or []:
-            for res in flavor.get("resources") or []:
-                offered.setdefault(res.get("name"), []).append(res)
-    out = []
-    for row in quota_table(cq, totals, binary):
-        name = row["resource"]
-        if row["fits"] or len(offered.get(name, [])) != 1:
-            continue
-        nominal = kueue_int(name, parse_quantity(offered[name][0].get("nominalQuota") or "0"))
-        limit = nominal
-        if cohort:
-            borrowing = offered[name][0].get("borrowingLimit")
-            if borrowing is None:
-                continue
-            limit += kueue_int(name, parse_quantity(borrowing))
-        need = totals[name]
-        if need > limit:
-            out.append(finding(
-                "error", "ExceedsQuota",
-                f"the workload needs {row['request']} of {name}, more than ClusterQueue {cq_name} can ever give "
-                f"in flavor {row['flavor']} ({format_usage(name, limit, binary)}): it waits forever",
-                f"raise nominalQuota{' / borrowingLimit' if cohort else ''} of {name} in ClusterQueue {cq_name}, "
-                "or shrink the workload", predicted=True))
-        else:
-            out.append(finding(
-                "warning", "QuotaExhausted",
-                f"the workload needs {row['request']} of {name}; ClusterQueue {cq_name} has {row['free']} of "
-                f"{row['nominal']} unused in flavor {row['flavor']}: it waits until other workloads finish",
-                "wait, raise nominalQuota, or allow borrowing in a cohort", predicted=True))
-    return out
-
-
-def _selector_matches(selector: dict[str, Any], labels: dict[str, str]) -> bool:
-    for key, value in (selector.get("matchLabels") or {}).items():
-        if labels.get(key) != value:
-            return False
-    for expr in selector.get("matchExpressions") or []:
-        key, op, values = expr.get("key"), expr.get("operator"), expr.get("values") or []
-        if op == "In" and labels.get(key) not in values:
-            return False
-        if op == "NotIn" and labels.get(key) in values:
-            return False
-        if op == "Exists" and key not in labels:
-            return False
-        if op == "DoesNotExist" and key in labels:
-            return False
-    return True

@@ -8,21 +8,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..dra.cel import SelectorEvaluator
 from ..errors import UserError
 from ..findings import finding
+from ..gates.kueue import derive_kueue_gates
 from ..kube.refs import Ref
 from ..kube.view import ClusterView
 from .allocation import allocations, overcharge
 from .charge import ChargeEngine, ChargeInputs, ChargeResult, format_usage
 from .config import load_kueue_config
-from .diagnose import (QueuePath, cause_of, compare, condition, is_admitted, queue_findings, quota_findings,
-                       quota_table, recorded_usage)
-from .podsets import PodSet, podsets_from_manifest, podsets_from_workload
-from ..gates.kueue import derive_kueue_gates
+from .diagnose import QueuePath, cause_of, compare, condition, is_admitted, queue_findings, recorded_usage
+from .names import QUEUE_LABEL
+from .namespaces import OPENSHIFT, namespace_rule
 from .install import load_kueue_install
+from .podsets import PodSet, podsets_from_manifest, podsets_from_workload
+from .quota import QuotaWorld, quota_findings, quota_table
+from .quota_tree import cohort_of
 from .semantics import DEFAULT_VERSION, SUPPORTED, DRAGates, Semantics
 
-QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 JOB_NAME_LABEL = "batch.kubernetes.io/job-name"
 
 
@@ -158,6 +161,7 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
         namespace=ns, semantics=semantics, gates=gates, mappings=config.mappings,
         device_classes=device_classes, claim_templates=templates, slices=[], slice_source=slices,
         resource_slice_api=view.serves("ResourceSlice") if view.live else True,
+        evaluator=SelectorEvaluator(semantics.cel_dialect),
         exclude_resource_prefixes=tuple(((config.document.get("resources") or {})
                                          .get("excludeResourcePrefixes")) or ()))
     result = ChargeEngine(inputs).compute(subject.podsets)
@@ -202,26 +206,28 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
         (((wl or {}).get("status") or {}).get("admission") or {}).get("clusterQueue")
     cluster_queue = view.try_get("ClusterQueue", cq_name) if cq_name else None
     namespace_obj = view.try_get("Namespace", ns)
-    openshift = config.kind == "Kueue"
-    managed_selector = config.document.get("managedJobsNamespaceSelector") if not openshift else None
+    managed = namespace_rule(openshift=config.kind == "Kueue", configuration=config.document,
+                             kueue_version=version, kueue_namespace=install.namespace)
+    path = QueuePath(lq_name, local_queue, cluster_queue, namespace_obj, managed)
     if not admitted:
-        findings.extend(queue_findings(QueuePath(lq_name, local_queue, cluster_queue, namespace_obj, openshift),
-                                       totals, ns, managed_selector))
-    elif openshift and namespace_obj is not None and \
-            ((namespace_obj.get("metadata") or {}).get("labels") or {}).get("kueue.openshift.io/managed") != "true":
-        findings.extend(queue_findings(QueuePath(lq_name, local_queue, cluster_queue, namespace_obj, openshift),
-                                       {}, ns, None)[:1])
+        findings.extend(queue_findings(path, totals, ns))
+    elif managed.how == OPENSHIFT and namespace_obj is not None and not managed.manages(namespace_obj):
+        findings.extend(queue_findings(path, {}, ns)[:1])
     if cluster_queue is not None:
-        queue_doc = {"localQueue": lq_name, "clusterQueue": cq_name,
-                     "quota": quota_table(cluster_queue, totals, binary)}
+        world = _quota_world(view, cluster_queue)
+        queue_doc = {"localQueue": lq_name, "clusterQueue": cq_name, "cohort": cohort_of(cluster_queue),
+                     "quota": quota_table(world, totals, binary), "verdict": None}
         if wl is not None and not admitted and not result.rejected:
-            findings.extend(quota_findings(cluster_queue, totals, binary))
+            quota_found, queue_doc["verdict"] = quota_findings(
+                world, [(ps.name, ps.total) for ps in result.podsets], binary)
+            findings.extend(quota_found)
         if subject.workload is None and not result.rejected:
             rows = queue_doc["quota"]
             fits = all(r["fits"] for r in rows) and len(rows) == len([n for n, v in totals.items() if v])
             findings.append(finding("info" if fits else "warning", "WhatIfFit",
                                     f"it would {'fit in' if fits else 'not fit in'} ClusterQueue {cq_name} now "
-                                    f"({'enough' if fits else 'not enough'} unused nominal quota)",
+                                    f"({'enough' if fits else 'not enough'} unused quota"
+                                    f"{' in its cohort' if queue_doc['cohort'] else ''})",
                                     None if fits else "see the quota table: raise nominalQuota or wait"))
 
     allocated = _allocations(view, subject, slices)
@@ -245,6 +251,18 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
         "partial": bool(view.unreadable),
         "findings": findings,
     }
+
+
+def _quota_world(view: ClusterView, cluster_queue: dict[str, Any]) -> QuotaWorld:
+    """The ClusterQueue, and every ClusterQueue and Cohort when it is in a cohort."""
+    if not cohort_of(cluster_queue):
+        return QuotaWorld(cluster_queue)
+    queues, cohorts = view.try_list("ClusterQueue"), view.try_list("Cohort")
+    problem = None
+    if queues is None or cohorts is None:
+        problem = "the " + " and ".join(k for k, v in (("ClusterQueues", queues), ("Cohorts", cohorts)) if v is None) \
+            + " could not be read"
+    return QuotaWorld(cluster_queue, queues, cohorts, problem)
 
 
 class _SliceSource:

@@ -29,8 +29,6 @@ class FieldError:
     field: str
     detail: str
     bad_value: Any = None
-    #: True when Kueue would render the bad value with %q (a Go string, not a typed string)
-    plain_string: bool = True
 
     @property
     def internal(self) -> bool:

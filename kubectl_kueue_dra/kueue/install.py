@@ -18,8 +18,7 @@ import yaml
 from ..gates import config_gate_map, feature_gates_arg
 from ..kube.view import ClusterView
 from .config import CONFIG_KEY, CONFIGMAP_NAME, KueueConfig
-
-OPERATOR_NAMESPACE = "openshift-kueue-operator"
+from .names import OPERATOR_NAMESPACE
 #: operator minor → the Kueue minor its operand is built from
 OPERATOR_KUEUE = {"1.1": "0.12", "1.2": "0.14", "1.3": "0.16", "1.4": "0.18", "1.5": "0.20"}
 _CSV_NAME = re.compile(r"kueue-operator\.v?(\d+\.\d+(?:\.\d+)?)")

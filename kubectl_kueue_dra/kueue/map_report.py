@@ -7,49 +7,17 @@ input means it could not be read; the checks that need it are then skipped.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from ..dra.units import unit_scale
 from ..findings import finding
 from .mappings import Mapping
-from .queues import queues_covering
-
-_QUANTITY = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)(?P<suffix>[KMGTPE]i|[numkMGTPE]|[eE][+-]?\d+)?$")
-
-
-def unit_scale(quantity: Any) -> str:
-    """How a quota is written: ``binary (Gi)``, ``decimal (G)``, ``plain number`` …"""
-    match = _QUANTITY.match(str(quantity).strip())
-    if not match:
-        return "unparseable"
-    suffix = match.group("suffix") or ""
-    if suffix.endswith("i"):
-        return f"binary ({suffix})"
-    if suffix[:1] in ("e", "E"):
-        return "exponent"
-    if suffix in ("n", "u", "m"):
-        return f"fractional ({suffix})"
-    return f"decimal ({suffix})" if suffix else "plain number"
-
-
-def cohort_of(cluster_queue: dict[str, Any]) -> str | None:
-    spec = cluster_queue.get("spec") or {}
-    return spec.get("cohortName") or spec.get("cohort")  # v1beta2 / v1beta1
-
-
-def nominal_quotas(cluster_queue: dict[str, Any], resource: str) -> list[str]:
-    out = []
-    for group in (cluster_queue.get("spec") or {}).get("resourceGroups") or []:
-        for flavor in group.get("flavors") or []:
-            for r in flavor.get("resources") or []:
-                if r.get("name") == resource and r.get("nominalQuota") is not None:
-                    out.append(str(r["nominalQuota"]))
-    return out
+from .queues import quota_entries, queues_covering
 
 
 def _published(slices: list[dict[str, Any]], driver: str, kind: str) -> tuple[int, set[str]]:
     """(slices of the driver, counter or capacity names its devices publish)."""
-    count, names = 0, set()
+    count, names = 0, set[str]()
     for s in slices:
         spec = s.get("spec") or {}
         if spec.get("driver") != driver:
@@ -95,13 +63,10 @@ def _cohort_findings(m: Mapping, cluster_queues: list[dict[str, Any]]) -> list[d
     if not m.sources:
         return []
     by_cohort: dict[str, dict[str, list[str]]] = {}
-    for cq in cluster_queues:
-        cohort = cohort_of(cq)
-        if not cohort:
-            continue
-        for quota in nominal_quotas(cq, m.name):
-            by_cohort.setdefault(cohort, {}).setdefault(unit_scale(quota), []).append(
-                f"{cq['metadata']['name']} {quota}")
+    for e in quota_entries(cluster_queues, m.name):
+        scale = unit_scale(e.text)
+        if e.cohort and scale.comparable:
+            by_cohort.setdefault(e.cohort, {}).setdefault(scale.family, []).append(f"{e.cluster_queue} {e.text}")
     out = []
     for cohort, scales in sorted(by_cohort.items()):
         if len(scales) < 2:

@@ -58,7 +58,7 @@ def remove_mapping(raw: list[Any], name: str, device_classes: list[str] | None =
         del out[i]
         return out
     entry = out[i]
-    current = [c for c in entry.get("deviceClassNames") or []]
+    current = list(entry.get("deviceClassNames") or [])
     missing = [c for c in device_classes if c not in current]
     if missing:
         raise EditError(f"mapping {name} does not list {', '.join(missing)} "

@@ -12,10 +12,10 @@ Kueue 0.18.6 and 0.19.2, the Kueue 0.20 release notes (``pods`` is reserved), an
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..k8s.names import capacity_name_error, dns_label_error, dns_subdomain_error, qualified_name_error
 from .mappings import OPERATOR, UPSTREAM
 
 MAX_MAPPINGS = 16
@@ -26,10 +26,6 @@ MAX_OPERATOR_SOURCES = 1
 MAX_OPERATOR_EXPRESSION = 1024
 RESERVED_NAMES = ("pods",)
 
-_DNS_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS_SUBDOMAIN = re.compile(rf"{_DNS_LABEL}(\.{_DNS_LABEL})*")
-_QUALIFIED_NAME_PART = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
-_C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 _UPSTREAM_KEYS = {
     "mapping": {"name", "deviceClassNames", "sources"},
@@ -85,62 +81,6 @@ class Violation:
     @property
     def key(self) -> tuple[str, str, str]:
         return (self.rule, self.where, self.message)
-
-
-# ---- name formats (k8s.io/apimachinery validation) -----------------------------------------
-
-def dns_label_error(value: str) -> str | None:
-    if len(value) > 63:
-        return "must be no more than 63 characters"
-    if not re.fullmatch(_DNS_LABEL, value):
-        return ("must be a DNS label: lower case alphanumeric characters or '-', starting and "
-                "ending with an alphanumeric character")
-    return None
-
-
-def dns_subdomain_error(value: str) -> str | None:
-    if len(value) > 253:
-        return "must be no more than 253 characters"
-    if not _DNS_SUBDOMAIN.fullmatch(value):
-        return ("must be a DNS subdomain: lower case alphanumeric characters, '-' or '.', starting "
-                "and ending with an alphanumeric character")
-    return None
-
-
-def qualified_name_error(value: str) -> str | None:
-    """IsQualifiedName (= IsLabelKey): ``[prefix/]name``, e.g. ``nvidia.com/gpu`` or ``gpu``."""
-    parts = value.split("/")
-    if len(parts) > 2:
-        return "must be a qualified name: at most one '/'"
-    name = parts[-1]
-    if len(parts) == 2:
-        if not parts[0]:
-            return "must be a qualified name: the prefix before '/' must not be empty"
-        problem = dns_subdomain_error(parts[0])
-        if problem:
-            return f"must be a qualified name: the prefix {problem}"
-    if not name:
-        return "must be a qualified name: the name part must not be empty"
-    if len(name) > 63:
-        return "must be a qualified name: the name part must be no more than 63 characters"
-    if not _QUALIFIED_NAME_PART.fullmatch(name):
-        return ("must be a qualified name: alphanumeric characters, '-', '_' or '.', starting and "
-                "ending with an alphanumeric character, with an optional DNS subdomain prefix and "
-                "'/' (e.g. 'nvidia.com/gpu' or 'gpu')")
-    return None
-
-
-def capacity_name_error(value: str) -> str | None:
-    """A DRA capacity name: ``[domain/]identifier`` with a C identifier of at most 32 characters."""
-    parts = value.split("/")
-    ident = parts[-1]
-    if len(parts) == 2:
-        problem = dns_subdomain_error(parts[0].lower()) if parts[0] else "must not be empty"
-        if problem or len(parts[0]) > 63:
-            return f"the domain {problem or 'must be no more than 63 characters'}"
-    if len(ident) > 32 or not _C_IDENTIFIER.fullmatch(ident):
-        return "must be a C identifier of at most 32 characters, optionally prefixed by 'domain/'"
-    return None
 
 
 def cel_error(expression: str) -> str | None:

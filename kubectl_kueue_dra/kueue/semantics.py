@@ -5,8 +5,16 @@
 reported as such rather than guessed.
 """
 
+from __future__ import annotations
+
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..gates.kueue import KueueGates
+
+from ..dra.cel_errors import KUEUE_DRA_V036, CelDialect
 
 DEFAULT_VERSION = "0.19.2"
 SUPPORTED = "0.18.0 – 0.19.x"
@@ -36,6 +44,9 @@ class Semantics:
     counters_binary_rendering: bool
     #: >= 0.18.5 / 0.19.1: extended resources resolve to the class the scheduler picks
     er_scheduler_class_choice: bool
+    #: how Kueue's vendored k8s.io/dynamic-resource-allocation builds ``device`` and words CEL errors
+    #: (v0.18.x: v0.36.1, v0.19.x: v0.36.2, the same cel/compile.go; both with Features{})
+    cel_dialect: CelDialect = KUEUE_DRA_V036
 
     @staticmethod
     def supported(version: str) -> bool:
@@ -43,7 +54,7 @@ class Semantics:
         return v is not None and (0, 18, 0) <= v < (0, 20, 0)
 
     @classmethod
-    def for_version(cls, version: str | None) -> "Semantics":
+    def for_version(cls, version: str | None) -> Semantics:
         text = version or DEFAULT_VERSION
         v = parse_version(text) or parse_version(DEFAULT_VERSION)
         assert v is not None
@@ -71,7 +82,7 @@ class DRAGates:
     reject_when_disabled: bool = True
 
     @classmethod
-    def from_kueue_gates(cls, gates) -> "DRAGates":
+    def from_kueue_gates(cls, gates: KueueGates) -> DRAGates:
         from ..gates.kueue import KUEUE_CONSUMABLE, KUEUE_DRA, KUEUE_EXTENDED, KUEUE_PARTITIONABLE, KUEUE_REJECT
 
         return cls(dra=gates.on(KUEUE_DRA), extended_resource=gates.on(KUEUE_EXTENDED),

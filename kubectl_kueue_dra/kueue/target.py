@@ -16,14 +16,15 @@ from .config import KueueConfig
 from .mapping_rules import Rules
 from .mappings import OPERATOR, UPSTREAM
 from ..gates.kueue import config_gate_map, feature_gates_arg, parse_gate_list
+from ..gates.kueue import KUEUE_CONSUMABLE as CC_GATE
+from ..gates.kueue import KUEUE_PARTITIONABLE as PD_GATE
+from ..gates.model import DRA_PARTITIONABLE as K8S_PD_GATE
 from .install import manager_args
+from .names import OPENSHIFT_MANAGED_LABEL
+from .names import OPERATOR_NAMESPACE as OPERATOR_NAMESPACE  # (map_change imports it from here)
 from .semantics import parse_version
 
-PD_GATE = "KueueDRAIntegrationPartitionableDevices"
-CC_GATE = "KueueDRAIntegrationConsumableCapacity"
-K8S_PD_GATE = "DRAPartitionableDevices"
 OPERATOR_ANNOTATION = "kueueoperator.kueue.openshift.io/cluster"
-OPERATOR_NAMESPACE = "openshift-kueue-operator"
 _CSV_NAME = re.compile(r"^kueue-operator\.v(\d+\.\d+\.\d+\S*)$")
 
 
@@ -140,6 +141,6 @@ def operator_managed_reason(config: KueueConfig, *, kueue_cr_exists: bool,
     if OPERATOR_ANNOTATION in (template.get("annotations") or {}):
         return f"Deployment {meta.get('namespace')}/{meta.get('name')} is rolled by the operator"
     selector = (config.document.get("managedJobsNamespaceSelector") or {}).get("matchLabels") or {}
-    if "kueue.openshift.io/managed" in selector:
-        return "the configuration is the one the operator renders (kueue.openshift.io/managed)"
+    if OPENSHIFT_MANAGED_LABEL in selector:
+        return f"the configuration is the one the operator renders ({OPENSHIFT_MANAGED_LABEL})"
     return None

@@ -75,9 +75,14 @@ def explain_text(doc: dict[str, Any], opts: Any) -> str:
     queue = doc.get("queue") or {}
     if queue.get("quota") and (wide or not doc["admitted"]):
         parts.append("")
-        parts.append(table(["resource", "flavor", "nominal", "reserved", "free", "request", "fits"],
-                           [[r["resource"], r["flavor"], r["nominal"], r["reserved"], r["free"], r["request"],
-                             "yes" if r["fits"] else "no"] for r in queue["quota"]], opts.no_headers))
+        head = ["resource", "flavor", "nominal", "reserved", "free", "request", "fits"]
+        rows = [[r["resource"], r["flavor"], r["nominal"], r["reserved"], r["free"], r["request"],
+                 "yes" if r["fits"] else "no"] for r in queue["quota"]]
+        if queue.get("cohort"):  # what the cohort tree can give: at most, and now
+            head[5:5] = ["max (cohort)", "available"]
+            for row, r in zip(rows, queue["quota"]):
+                row[5:5] = [r.get("maximumCapacity") or "unknown", r.get("available") or "unknown"]
+        parts.append(table(head, rows, opts.no_headers))
     if doc["findings"]:
         parts.append("")
         parts.append(findings_text(doc["findings"], style))

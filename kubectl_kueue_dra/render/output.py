@@ -8,7 +8,8 @@ human and machine outputs can never disagree.
 import json
 import os
 import sys
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import click
 

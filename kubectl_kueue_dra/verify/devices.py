@@ -6,15 +6,14 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from ..dra.cel import CelError, SelectorEvaluator, compile_selector
-from ..dra.devices import group_pools
+from ..dra.cel import CelError, compile_selector
 from ..kueue.classes import class_selectors, extended_resource_winners
 from ..kueue.mappings import lookup
 from . import fixes
 from .facts import Facts
 from .model import CLAIMS, EXTENDED, FAIL, PARTITIONABLE, PASS, SKIP, WARN
 from .registry import Result, check, names, needs, plural
-from .supply import count_devices, counter_supply, published_counters
+from .supply import count_devices, published_counters
 
 DRIVER_FIX = ("check the DRA driver: its kubelet plugin must run on the GPU nodes and publish "
               "ResourceSlices (kubectl get resourceslices; kubectl get pods -A | grep -i dra)")
@@ -57,7 +56,7 @@ def pools(f: Facts) -> Result:
         return skip
     if not f.slices:
         return Result(SKIP, "no ResourceSlices")
-    grouped = group_pools(f.slices)
+    grouped = f.pools
     incomplete = [p for p in grouped if not p.complete]
     stale = [p for p in grouped if p.stale_slices]
     if not incomplete and not stale:
@@ -108,8 +107,6 @@ def counters_published(f: Facts) -> Result:
     skip = needs(f, "ResourceSlice")
     if skip:
         return skip
-    grouped = group_pools(f.slices or [])
-    evaluator = SelectorEvaluator()
     problems: list[tuple[str, str | None]] = []
     good = []
     for m in f.mappings or []:
@@ -131,7 +128,7 @@ def counters_published(f: Facts) -> Result:
                                      "refuses to start",
                                      fixes.map_set(f, m, selector=f"device.driver == '{s.driver}'")))
                     continue
-            supply = counter_supply(grouped, s, evaluator)
+            supply = f.counter_supply(s)
             if supply.errors:
                 problems.append((f"the deviceSelector of mapping {m.name} fails on devices: "
                                  f"{next(iter(supply.errors))}",
@@ -170,8 +167,6 @@ def device_classes_match(f: Facts) -> Result:
     scope = _classes_in_scope(f)
     if not scope:
         return Result(SKIP, "no DeviceClass is charged on the selected paths")
-    grouped = group_pools(f.slices or [])
-    evaluator = SelectorEvaluator()
     fails, warns, good = [], [], []
     for dc, why in scope:
         name = dc["metadata"]["name"]
@@ -183,7 +178,7 @@ def device_classes_match(f: Facts) -> Result:
             fails.append((f"the selector of DeviceClass {name} ({why}) does not compile: {e}",
                           f"kubectl edit deviceclass {name}  # spec.selectors"))
             continue
-        count, errors = count_devices(grouped, [selectors], evaluator)
+        count, errors = count_devices(f.pools, [selectors], f.evaluator, f.shape_index)
         if errors:
             fails.append((f"the selector of DeviceClass {name} fails on {sum(errors.values())} device(s): "
                           f"{next(iter(errors))}; the scheduler cannot allocate claims of it while such "

@@ -10,17 +10,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 
 import yaml
 
 from .. import gates as g
+from ..dra.cel import CelError, SelectorEvaluator, compile_selector
+from ..dra.devices import Pool, ShapeIndex, group_pools
 from ..kube import errors
-from ..kube.view import ClusterView
+from ..kube.view import ClusterView, LiveView
+from ..kueue.classes import class_selectors
 from ..kueue.config import CONFIG_KEY, KueueConfig, load_kueue_config
 from ..kueue.install import KueueInstall, load_kueue_install
-from ..kueue.mappings import Mapping
+from ..kueue.mappings import Mapping, Source
 from ..kueue.operator_render import expected_render
+from .supply import CounterSupply, counter_supply
 
 Obj = dict[str, Any]
 OFFLINE = "offline snapshot"
@@ -50,6 +55,7 @@ class Facts:
     paths: frozenset[str] = frozenset()  # the paths being checked (set by the run)
     rendered_config: Obj | None = None  # OpenShift: the configuration document the operator rendered
     operator_openshift: bool | None = None  # whether the operator sees OpenShift (project.openshift.io)
+    _supplies: dict[Source, CounterSupply] = field(default_factory=dict, repr=False)
 
     # -- convenience -----------------------------------------------------------------------
     def denied(self, resource: str) -> str | None:
@@ -92,6 +98,40 @@ class Facts:
 
     def extended_classes(self) -> list[Obj]:
         return [dc for dc in self.device_classes or [] if (dc.get("spec") or {}).get("extendedResourceName")]
+
+    # -- the devices, grouped once for every check -----------------------------------------
+    @cached_property
+    def pools(self) -> list[Pool]:
+        """The ResourceSlices as pools at their newest generation (empty when none were read)."""
+        return group_pools(self.slices or [])
+
+    @cached_property
+    def evaluator(self) -> SelectorEvaluator:
+        """The one SelectorEvaluator of the run: every check shares its cache."""
+        return SelectorEvaluator()
+
+    @cached_property
+    def shape_index(self) -> ShapeIndex:
+        """The devices of ``pools`` grouped once by what every selector list verify evaluates can
+        read (the DeviceClasses' selectors, the counter sources' deviceSelectors), so a list is
+        evaluated once per group instead of once per device. Lists that do not compile, or that
+        read the whole device, are left out; the checks evaluate those device by device."""
+        lists = [class_selectors(dc) for dc in self.device_classes or []]
+        lists += [[s.selector] if s.selector else [] for m in self.mappings or [] for s in m.counter_sources]
+        shared: list[list[str]] = []
+        for selectors in lists:
+            try:
+                if all(compile_selector(e).footprint is not None for e in selectors) and selectors not in shared:
+                    shared.append(selectors)
+            except CelError:
+                continue
+        return ShapeIndex(self.pools, shared, self.evaluator)
+
+    def counter_supply(self, source: Source) -> CounterSupply:
+        """``supply.counter_supply`` of a counter source, computed once per run (raises CelError)."""
+        if source not in self._supplies:
+            self._supplies[source] = counter_supply(self.pools, source, self.evaluator, self.shape_index)
+        return self._supplies[source]
 
 
 def _read(view: ClusterView, kind: str, unreadable: dict[str, str]) -> list[Obj] | None:
@@ -156,8 +196,8 @@ def gather(view: ClusterView, kueue_namespace: str | None = None, probe: bool = 
         inp.minor_source = f"OpenShift {inp.openshift_version}"
 
     probed: list[str] = []
-    if view.live:
-        from ..kube.probes import dry_run_probe, read_feature_metrics
+    if isinstance(view, LiveView):
+        from .probes import dry_run_probe, read_feature_metrics
 
         inp.metrics, inp.metrics_problem = read_feature_metrics(view.client)
         for gate in (g.DRA_EXTENDED, g.DRA_PARTITIONABLE, g.DRA_CONSUMABLE):

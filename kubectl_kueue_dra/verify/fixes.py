@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from .. import gates as g
-from ..kueue.config import CONFIG_KEY, DEPLOYMENT_NAME
+from ..kueue.config import CONFIG_KEY, CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEPLOYMENT_NAME
 from .facts import Facts
 
 FEATUREGATE_CAVEAT = "CustomNoUpgrade cannot be undone and blocks minor upgrades"
@@ -31,7 +31,7 @@ def enable_kubernetes_gate(f: Facts, gate: str) -> str:
 
 
 def restart_kueue(f: Facts) -> str:
-    ns = f.install.namespace or "kueue-system"
+    ns = f.install.namespace or DEFAULT_NAMESPACE
     return f"kubectl -n {ns} rollout restart deployment/{DEPLOYMENT_NAME}"
 
 
@@ -40,7 +40,7 @@ def edit_kueue_config(f: Facts, what: str) -> str:
     c = f.config
     if c.kind == "Kueue":
         return f"oc edit kueues.kueue.openshift.io cluster  # {what} under spec.config"
-    ns, name = c.namespace or "kueue-system", c.name or "kueue-manager-config"
+    ns, name = c.namespace or DEFAULT_NAMESPACE, c.name or CONFIGMAP_NAME
     return f"kubectl -n {ns} edit configmap {name}  # {what} in {CONFIG_KEY}; then {restart_kueue(f)}"
 
 
@@ -83,7 +83,7 @@ def set_kueue_gate(f: Facts, gate: str, value: bool = True) -> str:
         return (f"the Kueue CR has no feature-gate field, so {gate} keeps Kueue's default; upgrade the "
                 "Kueue operator")
     if f.install.cli_gates is not None:
-        ns = f.install.namespace or "kueue-system"
+        ns = f.install.namespace or DEFAULT_NAMESPACE
         return (f"kubectl -n {ns} edit deployment {DEPLOYMENT_NAME}  # set {setting} in the manager's "
                 "--feature-gates")
     return edit_kueue_config(f, f"featureGates: {{{gate}: {str(value).lower()}}}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import gates as g
-from ..kueue.config import DEPLOYMENT_NAME
+from ..kueue.config import DEFAULT_NAMESPACE, DEPLOYMENT_NAME
 from ..kueue.operator_render import RECONCILE_COMMAND, expected_render, stale_differences
 from . import fixes
 from .facts import Facts, parse_time
@@ -132,7 +132,7 @@ def _problem_fix(f: Facts, problem: g.GateProblem) -> str:
     if f.install.openshift:
         return f"the operator writes Kueue's featureGates; {what} is not possible through the Kueue CR"
     if where == "--feature-gates" or "both" in problem.message:
-        ns = f.install.namespace or "kueue-system"
+        ns = f.install.namespace or DEFAULT_NAMESPACE
         return f"kubectl -n {ns} edit deployment {DEPLOYMENT_NAME}  # {what}"
     return fixes.edit_kueue_config(f, what)
 
@@ -201,7 +201,7 @@ def extended(f: Facts) -> Result:
     state = f.kueue_gates.gates[g.KUEUE_EXTENDED]
     if state.on:
         return _gate_ok(state)
-    ern = sorted({(dc.get("spec") or {}).get("extendedResourceName") for dc in f.extended_classes()})
+    ern = sorted({str((dc.get("spec") or {}).get("extendedResourceName")) for dc in f.extended_classes()})
     what = f"requests for {names(ern)}" if ern else "extended-resource requests"
     return Result(FAIL, f"{state.name} is off ({state.how()}): {what} are not resolved to their DeviceClass; "
                         "they are charged under the raw name, never through the DeviceClass mapping",
@@ -242,8 +242,8 @@ def config_loaded(f: Facts) -> Result:
     """Upstream Kueue reads deviceClassMappings only at start (the OpenShift operator rolls the pods)."""
     if f.install.pods is None:
         return Result(SKIP, "Kueue's pods could not be read" if f.live else "the snapshot has no Kueue pods")
-    started = [parse_time((p.get("status") or {}).get("startTime")) for p in f.install.pods]
-    started = [t for t in started if t]
+    times = [parse_time((p.get("status") or {}).get("startTime")) for p in f.install.pods]
+    started = [t for t in times if t is not None]
     if not started:
         return Result(SKIP, "no running Kueue pod found, so when it read its configuration is unknown")
     changed = f.config_changed

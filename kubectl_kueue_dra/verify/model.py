@@ -10,11 +10,6 @@ STATUSES = (PASS, WARN, FAIL, SKIP)
 
 CLAIMS, EXTENDED, PARTITIONABLE = "claims", "extended", "partitionable"
 PATHS = (CLAIMS, EXTENDED, PARTITIONABLE)
-PATH_HELP = {
-    CLAIMS: "ResourceClaimTemplates whose DeviceClass is in deviceClassMappings",
-    EXTENDED: "pods requesting a DeviceClass's spec.extendedResourceName",
-    PARTITIONABLE: "partitionable devices (MIG) charged from counters",
-}
 
 
 @dataclass
@@ -34,10 +29,3 @@ class Check:
                                "fix": self.fix, "category": self.category}
         out.update(self.extra)
         return out
-
-
-def worst(statuses: list[str]) -> str:
-    for status in (FAIL, WARN, PASS):
-        if status in statuses:
-            return status
-    return SKIP

@@ -6,46 +6,15 @@ Workload and bypasses quota without any error."""
 from __future__ import annotations
 
 import json
-from typing import Any
 
-from .. import gates as g
+from ..kueue.namespaces import OPENSHIFT, namespace_rule
+from ..kueue.names import OPENSHIFT_MANAGED_LABEL
 from ..kueue.queues import covered_resources
 from . import fixes
 from .facts import Facts
 from .model import FAIL, PASS, SKIP, WARN
 from .quota import dra_resources
 from .registry import Result, check, names, needs, plural
-
-MANAGED_LABEL = "kueue.openshift.io/managed"
-NAME_LABEL = "kubernetes.io/metadata.name"
-
-
-def selector_matches(selector: dict[str, Any] | None, labels: dict[str, str]) -> bool:
-    """metav1.LabelSelector semantics; an empty selector matches everything."""
-    if not selector:
-        return True
-    for key, value in (selector.get("matchLabels") or {}).items():
-        if labels.get(key) != str(value):
-            return False
-    for req in selector.get("matchExpressions") or []:
-        key, op, values = req.get("key"), req.get("operator"), [str(v) for v in req.get("values") or []]
-        present = key in labels
-        if op == "In" and not (present and labels[key] in values):
-            return False
-        if op == "NotIn" and present and labels[key] in values:
-            return False
-        if op == "Exists" and not present:
-            return False
-        if op == "DoesNotExist" and present:
-            return False
-    return True
-
-
-def default_namespace_selector(kueue_namespace: str) -> dict[str, Any]:
-    """Kueue's default managedJobsNamespaceSelector (apis/config/v1beta2/defaults.go)."""
-    return {"matchExpressions": [{"key": NAME_LABEL, "operator": "NotIn",
-                                  "values": ["kube-system", kueue_namespace]}]}
-
 
 def _dra_queues(f: Facts) -> set[str]:
     resources = {r.name for r in dra_resources(f)}
@@ -90,37 +59,31 @@ def managed_namespaces(f: Facts) -> Result:
                      if not dra or (lq.get("spec") or {}).get("clusterQueue") in dra})
     if not wanted:
         return Result(SKIP, "no LocalQueue, so no namespace to check")
-    labels = {}
-    for ns in f.namespaces or []:
-        name = ns["metadata"]["name"]
-        labels[name] = {NAME_LABEL: name, **((ns.get("metadata") or {}).get("labels") or {})}
-    if f.install.openshift:
-        bad = [ns for ns in wanted if labels.get(ns, {}).get(MANAGED_LABEL) != "true"]
-        if bad:
-            return Result(FAIL, f"namespaces with LocalQueues lack {MANAGED_LABEL}=true: {names(bad)}; the "
-                                "operator's Kueue manages no job there, so GPU jobs run without quota and "
-                                "without any error", fixes.label_namespaces(f, bad, f"{MANAGED_LABEL}=true"))
-        return Result(PASS, f"{names(wanted)}: labelled {MANAGED_LABEL}=true")
-    if not f.config.found or f.config.problem:
+    found = {ns["metadata"]["name"]: ns for ns in f.namespaces or []}
+    if not f.install.openshift and (not f.config.found or f.config.problem):
         return Result(SKIP, "Kueue's configuration is unknown, so is its managedJobsNamespaceSelector")
-    version = g.kueue_minor(f.install.version) or g.ASSUMED_KUEUE_VERSION
-    if version < (0, 15):
+    rule = namespace_rule(openshift=f.install.openshift, configuration=f.config.document,
+                          kueue_version=f.install.version, kueue_namespace=f.install.namespace)
+    missing = [ns for ns in wanted if ns not in found]
+    bad = [ns for ns in wanted if ns in found and not rule.manages(found[ns])]
+    if rule.how == OPENSHIFT:
+        unlabelled = [ns for ns in wanted if ns in bad or ns in missing]
+        if unlabelled:
+            return Result(FAIL, f"namespaces with LocalQueues lack {OPENSHIFT_MANAGED_LABEL}=true: "
+                                f"{names(unlabelled)}; the operator's Kueue manages no job there, so GPU jobs "
+                                "run without quota and without any error",
+                          fixes.label_namespaces(f, unlabelled, f"{OPENSHIFT_MANAGED_LABEL}=true"))
+        return Result(PASS, f"{names(wanted)}: labelled {OPENSHIFT_MANAGED_LABEL}=true")
+    if rule.selector is None:
         return Result(PASS, f"Kueue {f.install.version} manages labelled jobs in every namespace")
-    kueue_ns = str(f.config.document.get("namespace") or f.install.namespace or "kueue-system")
-    selector = f.config.document.get("managedJobsNamespaceSelector")
-    which = "managedJobsNamespaceSelector" if selector else "the default managedJobsNamespaceSelector"
-    selector = selector or default_namespace_selector(kueue_ns)
-    missing = [ns for ns in wanted if ns not in labels]
-    bad = [ns for ns in wanted if ns in labels and not selector_matches(selector, labels[ns])]
+    selector = rule.selector
     if bad:
         match_labels = selector.get("matchLabels") or {}
         fix = (fixes.label_namespaces(f, bad, " ".join(f"{k}={v}" for k, v in match_labels.items()))
                if match_labels and not selector.get("matchExpressions") else
                fixes.edit_kueue_config(f, "managedJobsNamespaceSelector"))
-        return Result(FAIL, f"namespaces with LocalQueues do not match {which} ({json.dumps(selector)}): "
+        return Result(FAIL, f"namespaces with LocalQueues do not match {rule.describe()} ({json.dumps(selector)}): "
                             f"{names(bad)}; Kueue manages no job there, so GPU jobs run without quota", fix)
     if missing:
         return Result(WARN, f"namespaces of LocalQueues not found: {names(missing)}", None)
-    return Result(PASS, f"{names(wanted)} match {which}")
-
-
+    return Result(PASS, f"{names(wanted)} match {rule.describe()}")

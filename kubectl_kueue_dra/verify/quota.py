@@ -5,17 +5,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..dra.cel import CelError, SelectorEvaluator, compile_selector
-from ..dra.devices import group_pools
+from ..dra.cel import CelError, compile_selector
 from ..dra.quantity import Quantity
+from ..dra.units import PLAIN, ZERO, unit_scale
 from ..kueue.classes import class_selectors, extended_resource_winners
 from ..kueue.mappings import Mapping, lookup
-from ..kueue.queues import queues_covering
+from ..kueue.queues import quota_entries, queues_covering
 from . import fixes
 from .facts import Facts
 from .model import CLAIMS, EXTENDED, FAIL, PARTITIONABLE, PASS, SKIP, WARN
 from .registry import Result, check, names, needs
-from .supply import count_devices, counter_supply, quota_entries, total_quota, unit_family
+from .supply import count_devices, total_quota
 
 
 @dataclass(frozen=True)
@@ -103,25 +103,23 @@ def counter_units(f: Facts) -> Result:
     skip = needs(f, "ClusterQueue")
     if skip:
         return skip
-    grouped = group_pools(f.slices or [])
-    evaluator = SelectorEvaluator()
     fails: list[tuple[str, str]] = []
     warns: list[str] = []
     checked = 0
     for r in _counter_resources(f):
-        entries = [e for e in quota_entries(f.cluster_queues or [], r.name) if e.text.strip() not in ("0", "")]
+        entries = [e for e in quota_entries(f.cluster_queues or [], r.name) if unit_scale(e.text).family != ZERO]
         checked += len(entries)
         source = r.mapping.counter_sources[0] if r.mapping else None
         smallest = None
         if source is not None and f.slices:
             try:
-                smallest = counter_supply(grouped, source, evaluator).smallest
+                smallest = f.counter_supply(source).smallest
             except CelError:
                 smallest = None
         for e in entries:
             quota = total_quota([e])
             if smallest is not None and quota is not None and Quantity.from_int(0) < quota < smallest:
-                suggestion = e.text + "Gi" if unit_family(e.text) == "plain" else "<quota>"
+                suggestion = e.text + "Gi" if unit_scale(e.text).family == PLAIN else "<quota>"
                 fails.append((f"ClusterQueue {e.cluster_queue} gives {r.name} {e.text} (flavor {e.flavor}), less "
                               f"than the smallest device charges ({smallest}): no workload fits; counter units "
                               "are the driver's (bytes for memory), so write e.g. 80Gi, not 80",
@@ -132,12 +130,12 @@ def counter_units(f: Facts) -> Result:
             if e.cohort:
                 by_cohort.setdefault(e.cohort, []).append(e)
         for cohort, members in sorted(by_cohort.items()):
-            families = {unit_family(e.text) for e in members}
+            families = {unit_scale(e.text).family for e in members if unit_scale(e.text).comparable}
             if len(families) < 2:
                 continue
             shown = ", ".join(f"{e.cluster_queue} {e.text}" for e in members)
-            if "plain" in families:
-                plain = next(e for e in members if unit_family(e.text) == "plain")
+            if PLAIN in families:
+                plain = next(e for e in members if unit_scale(e.text).family == PLAIN)
                 fails.append((f"cohort {cohort} mixes unit scales for {r.name} ({shown}): a bare number is "
                               "counted in the driver's base unit, so these queues lend and borrow amounts "
                               "that differ by orders of magnitude",
@@ -152,17 +150,17 @@ def counter_units(f: Facts) -> Result:
         return Result(WARN, "; ".join(warns), None)
     if not checked:
         return Result(SKIP, "no ClusterQueue gives a nominalQuota for a counter-charged resource")
-    return Result(PASS, f"counter quotas use one unit scale per cohort and each admits at least one device")
+    return Result(PASS, "counter quotas use one unit scale per cohort and each admits at least one device")
 
 
-def _supply(f: Facts, r: DraResource, grouped: list, evaluator: SelectorEvaluator) -> tuple[Quantity | None, str]:
+def _supply(f: Facts, r: DraResource) -> tuple[Quantity | None, str]:
     """(what the cluster has of resource r, in its units; or None with why)."""
     if r.mapping is not None and r.mapping.capacity_sources:
         return None, "capacity sources are not compared"
     if r.mapping is not None and r.mapping.counter_sources:
         source = r.mapping.counter_sources[0]
         try:
-            supply = counter_supply(grouped, source, evaluator)
+            supply = f.counter_supply(source)
         except CelError as e:
             return None, str(e)
         if supply.total is None:
@@ -181,7 +179,7 @@ def _supply(f: Facts, r: DraResource, grouped: list, evaluator: SelectorEvaluato
             selector_lists.append(selectors)
     if not selector_lists:
         return None, "none of its DeviceClasses exists"
-    count, errors = count_devices(grouped, selector_lists, evaluator)
+    count, errors = count_devices(f.pools, selector_lists, f.evaluator, f.shape_index)
     if errors:
         return None, next(iter(errors))
     return Quantity.from_int(count), f"devices matching {', '.join(r.classes)}"
@@ -192,8 +190,6 @@ def quota_vs_capacity(f: Facts) -> Result:
     skip = needs(f, "ClusterQueue", "ResourceSlice", "DeviceClass")
     if skip:
         return skip
-    grouped = group_pools(f.slices or [])
-    evaluator = SelectorEvaluator()
     lines, statuses = [], []
     for r in dra_resources(f):
         if r.path not in f.paths:
@@ -202,7 +198,7 @@ def quota_vs_capacity(f: Facts) -> Result:
         quota = total_quota(entries)
         if quota is None:
             continue  # not covered: quota-coverage says so
-        have, what = _supply(f, r, grouped, evaluator)
+        have, what = _supply(f, r)
         if have is None:
             lines.append(f"{r.name}: cannot compare ({what})")
             continue

@@ -5,7 +5,8 @@ setups where it means something (e.g. OpenShift only)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from .facts import Facts
 from .model import SKIP

@@ -3,9 +3,10 @@ output contract: ``{"checks": [{"id", "status", "message", "fix", …}], …}``.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
-from . import devices, kubernetes, kueue, namespaces, quota  # noqa: F401  (they register checks)
+from . import devices, kubernetes, kueue, namespaces, quota
 from .facts import Facts
 from .model import CLAIMS, EXTENDED, FAIL, PARTITIONABLE, PATHS, SKIP, STATUSES, Check
 from .registry import CATEGORIES, REGISTRY, Result
@@ -63,7 +64,7 @@ def document(f: Facts, checks: list[Check]) -> dict[str, Any]:
         "kubernetesGates": [f.k8s_gates[name].to_json() for name in f.k8s_gates],
         "kueue": dict(f.install.to_json(), **f.kueue_gates.to_json()),
         "probes": f.probed,
-        "unreadable": sorted(set(e.message for e in f.forbidden) | set(f.unreadable.values())),
+        "unreadable": sorted({e.message for e in f.forbidden} | set(f.unreadable.values())),
     }
 
 

@@ -4,14 +4,15 @@ scheduler and Kueue use)."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Sequence
+from typing import Any
+from collections.abc import Iterator, Sequence
 
 from ..dra.cel import CelError, SelectorEvaluator
-from ..dra.devices import Pool
+from ..dra.devices import Pool, ShapeIndex
 from ..dra.quantity import Quantity, QuantityError, parse_quantity
 from ..kueue.mappings import Source
+from ..kueue.queues import QuotaEntry
 
 Obj = dict[str, Any]
 
@@ -23,8 +24,12 @@ class Match:
 
 
 def matching(pools: Sequence[Pool], selectors: Sequence[str], evaluator: SelectorEvaluator,
-             driver: str | None = None) -> Match:
-    """Devices of complete pools (of ``driver``, when given) for which every selector is true."""
+             driver: str | None = None, index: ShapeIndex | None = None) -> Match:
+    """Devices of complete pools (of ``driver``, when given) for which every selector is true.
+    ``index``: a ShapeIndex of these pools; when it covers ``selectors`` they are evaluated once
+    per group of alike devices (same answers, same order)."""
+    if index is not None and index.covers(selectors):
+        return _indexed_matching(index, selectors, driver)
     out = Match()
     for pool in pools:
         if not pool.complete or (driver is not None and pool.driver != driver):
@@ -38,33 +43,86 @@ def matching(pools: Sequence[Pool], selectors: Sequence[str], evaluator: Selecto
     return out
 
 
+def _indexed_matching(index: ShapeIndex, selectors: Sequence[str], driver: str | None) -> Match:
+    outcomes = index.outcomes(selectors)
+    out = Match()
+    for pool, devices, ids, _ in index.pools:
+        if not pool.complete or (driver is not None and pool.driver != driver):
+            continue
+        for device, gid in zip(devices, ids):
+            ok = outcomes[gid]
+            if isinstance(ok, CelError):
+                out.errors[str(ok)] = out.errors.get(str(ok), 0) + 1
+            elif ok:
+                out.devices.append((pool, device))
+    return out
+
+
 def device_key(pool: Pool, device: Obj) -> tuple[str, str, str]:
     return (pool.driver, pool.name, str(device.get("name")))
 
 
 def count_devices(pools: Sequence[Pool], selector_lists: Sequence[Sequence[str]],
-                  evaluator: SelectorEvaluator) -> tuple[int, dict[str, int]]:
+                  evaluator: SelectorEvaluator, index: ShapeIndex | None = None) -> tuple[int, dict[str, int]]:
     """Distinct devices matching any of the selector lists (one list per DeviceClass)."""
+    if index is not None and len(selector_lists) == 1 and index.covers(selector_lists[0]):
+        return _indexed_count(index, selector_lists[0])
     seen: set[tuple[str, str, str]] = set()
     errors: dict[str, int] = {}
     for selectors in selector_lists:
-        found = matching(pools, selectors, evaluator)
+        found = matching(pools, selectors, evaluator, index=index)
         seen.update(device_key(p, d) for p, d in found.devices)
         for message, n in found.errors.items():
             errors[message] = errors.get(message, 0) + n
     return len(seen), errors
 
 
-def _consumed(device: Obj, counter: str) -> Iterator[tuple[str, Quantity]]:
+def _matched(outcome: bool | CelError) -> bool:
+    return not isinstance(outcome, CelError) and bool(outcome)
+
+
+def _indexed_count(index: ShapeIndex, selectors: Sequence[str]) -> tuple[int, dict[str, int]]:
+    """``count_devices`` of one list from the group sizes: a pool whose device names are distinct
+    (as the API requires) adds its matching groups' sizes; any other is counted device by device."""
+    outcomes = index.outcomes(selectors)
+    errors: dict[str, int] = {}
+    count = 0
+    for (pool, devices, ids, counts), distinct in zip(index.pools, index.distinct_names):
+        if not pool.complete:
+            continue
+        if not distinct:
+            count += len({str(d.get("name")) for d, gid in zip(devices, ids) if _matched(outcomes[gid])})
+        else:
+            count += sum(n for gid, n in counts.items() if _matched(outcomes[gid]))
+        for gid, n in counts.items():
+            ok = outcomes[gid]
+            if isinstance(ok, CelError):
+                errors[str(ok)] = errors.get(str(ok), 0) + n
+    return count, errors
+
+
+def _parsed(value: Any, cache: dict[Any, Quantity | None]) -> Quantity | None:
+    """``parse_quantity`` of a value as written, None when it is not a quantity; each distinct text
+    parsed once (a fleet of alike devices repeats a handful of values)."""
+    key = (type(value), value) if isinstance(value, (str, int, float)) else None
+    if key is not None and key in cache:
+        return cache[key]
+    try:
+        q: Quantity | None = parse_quantity(value)
+    except QuantityError:
+        q = None
+    if key is not None:
+        cache[key] = q
+    return q
+
+
+def _consumed(device: Obj, counter: str, cache: dict[Any, Quantity | None]) -> Iterator[tuple[str, Quantity]]:
     """(counterSet, value) of every consumesCounters entry that holds ``counter``."""
     for entry in device.get("consumesCounters") or []:
         value = ((entry.get("counters") or {}).get(counter) or {}).get("value")
-        if value is None:
-            continue
-        try:
-            yield str(entry.get("counterSet")), parse_quantity(value)
-        except QuantityError:
-            continue
+        q = None if value is None else _parsed(value, cache)
+        if q is not None:
+            yield str(entry.get("counterSet")), q
 
 
 def published_counters(slices: Sequence[Obj], driver: str) -> dict[str, int]:
@@ -88,19 +146,22 @@ class CounterSupply:
     errors: dict[str, int]
 
 
-def counter_supply(pools: Sequence[Pool], source: Source, evaluator: SelectorEvaluator) -> CounterSupply:
+def counter_supply(pools: Sequence[Pool], source: Source, evaluator: SelectorEvaluator,
+                   index: ShapeIndex | None = None) -> CounterSupply:
     selectors = [source.selector] if source.selector else []
-    found = matching(pools, selectors, evaluator, driver=source.driver)
+    found = matching(pools, selectors, evaluator, driver=source.driver, index=index)
     sets: set[tuple[str, str]] = set()
-    smallest: Quantity | None = None
+    values: dict[int, Quantity] = {}  # the distinct parsed values, first seen first
     devices = 0
+    cache: dict[Any, Quantity | None] = {}
     for pool, device in found.devices:
-        consumed = list(_consumed(device, source.name))
+        consumed = list(_consumed(device, source.name, cache))
         if consumed:
             devices += 1
         for counter_set, value in consumed:
             sets.add((pool.name, counter_set))
-            smallest = value if smallest is None or value < smallest else smallest
+            values.setdefault(id(value), value)
+    smallest = min(values.values()) if values else None  # the first of equal minima, as a running min
     total: Quantity | None = None
     for pool in pools:
         if pool.driver != source.driver or not pool.complete:
@@ -109,41 +170,14 @@ def counter_supply(pools: Sequence[Pool], source: Source, evaluator: SelectorEva
             for counter_set in (s.get("spec") or {}).get("sharedCounters") or []:
                 if (pool.name, str(counter_set.get("name"))) not in sets:
                     continue
-                value = ((counter_set.get("counters") or {}).get(source.name) or {}).get("value")
-                try:
-                    q = parse_quantity(value) if value is not None else None
-                except QuantityError:
-                    q = None
+                text = ((counter_set.get("counters") or {}).get(source.name) or {}).get("value")
+                q = None if text is None else _parsed(text, cache)
                 if q is not None:
                     total = q if total is None else total + q
     return CounterSupply(total, smallest, devices, found.errors)
 
 
 # ---- quotas --------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class QuotaEntry:
-    cluster_queue: str
-    cohort: str | None
-    flavor: str
-    text: str
-    path: str  # JSON pointer of the nominalQuota, for patches
-
-
-def quota_entries(cluster_queues: Sequence[Obj], resource: str) -> list[QuotaEntry]:
-    out = []
-    for cq in cluster_queues:
-        spec = cq.get("spec") or {}
-        cohort = spec.get("cohortName") or spec.get("cohort")
-        for gi, group in enumerate(spec.get("resourceGroups") or []):
-            for fi, flavor in enumerate(group.get("flavors") or []):
-                for ri, res in enumerate(flavor.get("resources") or []):
-                    if res.get("name") == resource and res.get("nominalQuota") is not None:
-                        out.append(QuotaEntry(cq["metadata"]["name"], cohort, str(flavor.get("name")),
-                                              str(res["nominalQuota"]),
-                                              f"/spec/resourceGroups/{gi}/flavors/{fi}/resources/{ri}/nominalQuota"))
-    return out
-
 
 def total_quota(entries: Sequence[QuotaEntry]) -> Quantity | None:
     total: Quantity | None = None
@@ -154,17 +188,3 @@ def total_quota(entries: Sequence[QuotaEntry]) -> Quantity | None:
             continue
         total = q if total is None else total + q
     return total
-
-
-_SUFFIX = re.compile(r"^[+-]?[0-9.]+(?P<suffix>.*)$")
-
-
-def unit_family(text: str) -> str:
-    """"binary" (Ki…Ei), "decimal" (k, M, G… and m, u, n) or "plain" (a bare number or exponent)."""
-    match = _SUFFIX.match(text.strip())
-    suffix = match.group("suffix") if match else ""
-    if suffix in ("Ki", "Mi", "Gi", "Ti", "Pi", "Ei"):
-        return "binary"
-    if suffix in ("n", "u", "m", "k", "M", "G", "T", "P", "E"):
-        return "decimal"
-    return "plain"

@@ -25,7 +25,6 @@ if _HERE not in sys.path:  # sibling modules (harness, crds, ...), whatever the 
     sys.path.insert(0, _HERE)
 
 import controlplane  # noqa: E402
-import harness  # noqa: E402
 from harness import GATES_OFF, GATES_ON, Cluster, run_plugin  # noqa: E402,F401
 
 

@@ -139,7 +139,7 @@ def _http_ok(url: str) -> bool:
         return False
 
 
-_CLUSTERS: set["Cluster"] = set()
+_CLUSTERS: set[Cluster] = set()
 
 
 @atexit.register
@@ -207,7 +207,7 @@ class Cluster:
 
     # ----------------------------------------------------------------- lifecycle
     @classmethod
-    def start(cls, name: str, bin_dir: Path, feature_gates: dict[str, bool], **kw) -> "Cluster":
+    def start(cls, name: str, bin_dir: Path, feature_gates: dict[str, bool], **kw) -> Cluster:
         _install_sigterm_handler()
         c = cls(name, bin_dir, feature_gates, **kw)
         _CLUSTERS.add(c)
@@ -237,7 +237,7 @@ class Cluster:
             shutil.rmtree(self.dir, ignore_errors=True)
         _CLUSTERS.discard(self)
 
-    def __enter__(self) -> "Cluster":
+    def __enter__(self) -> Cluster:
         return self
 
     def __exit__(self, *exc) -> None:

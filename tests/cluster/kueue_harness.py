@@ -70,7 +70,7 @@ class KueueSetup:
     rendered: str = ""  # a configuration rendered by the OpenShift operator: run with it (see below)
 
     @classmethod
-    def of(cls, mappings=(), gates=None, extra=None) -> "KueueSetup":
+    def of(cls, mappings=(), gates=None, extra=None) -> KueueSetup:
         return cls(tuple(json.dumps(m, sort_keys=True) for m in mappings),
                    tuple(sorted((gates or {}).items())), json.dumps(extra or {}, sort_keys=True))
 

@@ -71,6 +71,12 @@ def _fmt(usage: dict[str, str]) -> str:
 
 
 # ------------------------------------------------------------------------------------- the world
+def items_of(doc: dict) -> list[dict]:
+    """The objects of a ``kubectl get -o json`` answer: a List's items, or the one object that
+    ``kubectl get KIND NAME`` returns for a single name."""
+    return doc["items"] if doc.get("kind", "").endswith("List") or "items" in doc else [doc]
+
+
 DRA_KINDS = "deviceclasses.resource.k8s.io,resourceslices.resource.k8s.io"
 
 
@@ -83,7 +89,7 @@ def load_world(cluster: Cluster, world: World) -> None:
             cluster.apply(group)
             names = [d["metadata"]["name"] for d in group]
             stamps = {d["metadata"]["creationTimestamp"] for d in
-                      cluster.get_json("deviceclasses.resource.k8s.io", *names)["items"]}
+                      items_of(cluster.get_json("deviceclasses.resource.k8s.io", *names))}
             if len(stamps) == 1:
                 break
             cluster.kubectl("delete", "deviceclasses.resource.k8s.io", *names, "--wait=true")
@@ -92,7 +98,7 @@ def load_world(cluster: Cluster, world: World) -> None:
 
 
 def setup_of(world: World) -> KueueSetup:
-    return KueueSetup.of(world.mappings, world.gates)
+    return KueueSetup.of(world.mappings, world.gates, world.config)
 
 
 def _uniq(scenario_id: str) -> str:
@@ -112,6 +118,10 @@ def create_scenarios(cluster: Cluster, group: list[Scenario], run_id: str) -> li
         rest += [s.cluster_queue(cq),
                  {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue",
                   "metadata": {"name": "lq", "namespace": ns}, "spec": {"clusterQueue": cq}}]
+        for o in s.cluster_objects(cq):
+            if o["kind"] == "LocalQueue":
+                o["metadata"]["namespace"] = ns
+            rest.append(o)
         for o in s.objects:
             o = json.loads(json.dumps(o))
             o["metadata"]["namespace"] = ns
@@ -162,7 +172,7 @@ def settle(cluster: Cluster, subjects: list[tuple[str, str]], timeout: float = S
     deadline = time.monotonic() + timeout
     last: list[dict] = []
     while time.monotonic() < deadline and len(settled) < len(subjects):
-        last = cluster.get_json("workloads.kueue.x-k8s.io", "-A")["items"]
+        last = items_of(cluster.get_json("workloads.kueue.x-k8s.io", "-A"))
         now = time.monotonic()
         for key in subjects:
             if key in settled:
@@ -274,8 +284,16 @@ def judge(row: Row, wl: dict, doc: dict | None, err: str) -> Row:
     problems += diffs
     if want_code not in codes:
         problems.append(f"finding code {want_code} not predicted (got {codes})")
+    if want_code in QUOTA_CODES:  # the verdict's message and number, not only its code
+        said = ((doc.get("queue") or {}).get("verdict") or {}).get("message")
+        row.details["predictedMessage"] = said
+        if said != message:
+            problems.append(f"quota message differs: explain {said!r}")
     row.agree, row.why = not problems, "; ".join(problems)
     return row
+
+
+QUOTA_CODES = ("ExceedsQuota", "QuotaExhausted")
 
 
 def _merge(per_podset: dict[str, dict[str, str]]) -> dict[str, str]:

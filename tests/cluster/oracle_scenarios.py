@@ -126,6 +126,8 @@ class World:
     #: DeviceClasses in groups; each group is created more than a second after the previous one
     class_groups: list[list[dict]] = field(default_factory=list)
     slices: list[dict] = field(default_factory=list)
+    #: more fields of Kueue's Configuration (fairSharing, ...)
+    config: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -145,6 +147,82 @@ class Scenario:
                     "coveredResources": list(self.quota),
                     "flavors": [{"name": FLAVOR, "resources": [{"name": r, "nominalQuota": q}
                                                               for r, q in self.quota.items()]}]}]}}
+
+    def cluster_objects(self, cq: str) -> list[dict]:
+        """More objects the scenario needs around its ClusterQueue ``cq`` (cluster-scoped ones, and
+        LocalQueues, which get the scenario's namespace)."""
+        return []
+
+
+def cluster_queue(name: str, quota: dict[str, str], limits: dict[str, dict[str, str]] | None = None,
+                  cohort: str | None = None) -> dict:
+    """A ClusterQueue of one flavor; ``limits``: {resource: {"borrowingLimit"|"lendingLimit": q}}."""
+    spec: dict[str, Any] = {"namespaceSelector": {}, "resourceGroups": [{
+        "coveredResources": list(quota),
+        "flavors": [{"name": FLAVOR, "resources": [{"name": r, "nominalQuota": q, **(limits or {}).get(r, {})}
+                                                  for r, q in quota.items()]}]}]}
+    if cohort:
+        spec["cohortName"] = cohort
+    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": name}, "spec": spec}
+
+
+@dataclass
+class Queue:
+    """Another ClusterQueue of a cohort tree (``suffix`` names it), with a LocalQueue ``lq-<suffix>``."""
+
+    suffix: str
+    cohort: str
+    quota: dict[str, str]
+    limits: dict[str, dict[str, str]] = field(default_factory=dict)
+
+
+@dataclass
+class Cohort:
+    """A Cohort object of a cohort tree; ``quota``/``limits`` as for a ClusterQueue."""
+
+    suffix: str
+    parent: str | None = None
+    quota: dict[str, str] = field(default_factory=dict)
+    limits: dict[str, dict[str, str]] = field(default_factory=dict)
+
+
+@dataclass
+class CohortScenario(Scenario):
+    """A scenario whose ClusterQueue sits in a cohort tree of its own: cohorts and other queues are
+    named after the scenario's ClusterQueue (``<cq>-<suffix>``), so scenarios never share a tree."""
+
+    cohort: str = "c"
+    limits: dict[str, dict[str, str]] = field(default_factory=dict)
+    queues: list[Queue] = field(default_factory=list)
+    cohorts: list[Cohort] = field(default_factory=list)
+
+    def cluster_queue(self, name: str) -> dict:
+        return cluster_queue(name, self.quota, self.limits, f"{name}-{self.cohort}")
+
+    def cluster_objects(self, cq: str) -> list[dict]:
+        out = []
+        for c in self.cohorts:
+            spec: dict[str, Any] = {}
+            if c.parent:
+                spec["parentName"] = f"{cq}-{c.parent}"
+            if c.quota:
+                spec["resourceGroups"] = cluster_queue("", c.quota, c.limits)["spec"]["resourceGroups"]
+            out.append({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Cohort",
+                        "metadata": {"name": f"{cq}-{c.suffix}"}, "spec": spec})
+        for q in self.queues:
+            out.append(cluster_queue(f"{cq}-{q.suffix}", q.quota, q.limits, f"{cq}-{q.cohort}"))
+            out.append({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue",
+                        "metadata": {"name": f"lq-{q.suffix}"}, "spec": {"clusterQueue": f"{cq}-{q.suffix}"}})
+        return out
+
+
+def queued(obj: dict, local_queue: str) -> dict:
+    """A Job or Workload sent to another LocalQueue of its namespace."""
+    if obj["kind"] == "Workload":
+        obj["spec"]["queueName"] = local_queue
+    else:
+        obj["metadata"]["labels"][QUEUE_LABEL] = local_queue
+    return obj
 
 
 # ---------------------------------------------------------------------------------- the worlds
@@ -167,7 +245,9 @@ def devices_classes() -> list[list[dict]]:
          device_class("unmapped.example.com", _is(GPU, "gpu")),
          device_class("vgpu.example.com", _is(GPU, "gpu"), er="example.com/vgpu"),
          device_class("npu.example.com", _is(GPU, "gpu"), er="example.com/npu"),
-         device_class("tpu-old.example.com", _is(GPU, "gpu"), er="example.com/tpu")],
+         device_class("tpu-old.example.com", _is(GPU, "gpu"), er="example.com/tpu"),
+         # a class whose own selector fails at run time on every device (no such attribute)
+         device_class("badsel.example.com", f"device.attributes['{GPU}'].nosuch == 'x'")],
         # created later: the newest class with example.com/tpu; the tie pair in one request
         [device_class("tpu-new.example.com", _is(GPU, "gpu"), er="example.com/tpu"),
          device_class("tie-b.example.com", _is(GPU, "gpu"), er="example.com/tie"),
@@ -249,7 +329,11 @@ def mig_classes() -> list[list[dict]]:
     return [[device_class("mig.nvidia.com", _is(NV, "mig")),
              device_class("gpu.nvidia.com", _is(NV, "gpu")),
              device_class("mig-cores.nvidia.com", _is(NV, "mig")),
-             device_class("mig-er.nvidia.com", _is(NV, "mig"), er="nvidia.com/mig")]]
+             device_class("mig-er.nvidia.com", _is(NV, "mig"), er="nvidia.com/mig"),
+             device_class("mig-bad.nvidia.com", f"device.driver == '{NV}'")]]
+
+
+MIG_BAD_SELECTOR = f"device.attributes['{NV}'].profile != 'gpu' || device.attributes['{NV}'].nosuch == 'x'"
 
 
 def _counter(name: str, selector: str = f"device.driver == '{NV}'") -> dict:
@@ -262,6 +346,8 @@ def mig_world(name: str, version: str = V19, gates: dict | None = None) -> World
                                                     "ghost-mig.nvidia.com"],  # no such DeviceClass
          "sources": [_counter("memory")]},
         {"name": "gpu.cores", "deviceClassNames": ["mig-cores.nvidia.com"], "sources": [_counter("cores")]},
+        # a mapping selector that fails at run time on one device only (gpu-0, the whole GPU of node-a)
+        {"name": "gpu.bad", "deviceClassNames": ["mig-bad.nvidia.com"], "sources": [_counter("memory", MIG_BAD_SELECTOR)]},
     ]
     if version >= "v0.19":  # one class under two counters: 0.19 only
         mappings.insert(1, {"name": "gpu.sm", "deviceClassNames": ["mig.nvidia.com"],
@@ -463,6 +549,134 @@ def _gate_scenarios(w_off: World, w_noreject: World, w_er_off: World) -> list[Sc
     ]
 
 
+# ------------------------------------------------------------ cohorts: what the tree can give
+GPU2 = {**BASE_QUOTA, "example.com/gpu": "2"}
+
+
+def _gpu_job(name: str, gpus: int) -> dict:
+    """A Job of ``gpus`` pods with one GPU each (template gpu-1)."""
+    return job(name, pod_spec({"gpu": "gpu-1"}), parallelism=gpus)
+
+
+def _cohort_scenarios(w: World, prefix: str = "") -> list[Scenario]:
+    P, C = prefix, CohortScenario
+    gpu1 = template("gpu-1", request("gpu.example.com"))
+    lender = [Queue("a", "c", {"example.com/gpu": "4"}, {"example.com/gpu": {"lendingLimit": "1"}})]
+    sibling = [Queue("a", "c", {**BASE_QUOTA, "example.com/gpu": "4"})]
+    nested = [Cohort("r", quota={"example.com/gpu": "2"}), Cohort("c", parent="r")]
+    return [
+        C(P + "cohort-lending-limit", "cohort: the other queue lends 1 of 4 (lendingLimit); 4 GPUs on quota 2 "
+          "never fit: maximum capacity 3, not unlimited borrowing", w, GPU2, [gpu1, _gpu_job("train", 4)],
+          ["job/train"], expect="pending", queues=lender),
+        C(P + "cohort-lending-fits", "cohort: 3 GPUs on quota 2 borrow the 1 the other queue lends", w, GPU2,
+          [gpu1, _gpu_job("train", 3)], ["job/train"], queues=lender),
+        C(P + "cohort-borrowing-limit", "cohort: borrowingLimit 1 caps quota 2 at 3 though the cohort has 6", w, GPU2,
+          [gpu1, _gpu_job("train", 4)], ["job/train"], expect="pending",
+          limits={"example.com/gpu": {"borrowingLimit": "1"}}, queues=[Queue("a", "c", {"example.com/gpu": "4"})]),
+        C(P + "cohort-nested", "nested cohorts: the root Cohort's own quota 2 + the queue's 1 = 3 < 4", w,
+          {**BASE_QUOTA, "example.com/gpu": "1"}, [gpu1, _gpu_job("train", 4)], ["job/train"], expect="pending",
+          cohorts=nested),
+        C(P + "cohort-nested-fits", "nested cohorts: 3 GPUs fit with the root Cohort's quota", w,
+          {**BASE_QUOTA, "example.com/gpu": "1"}, [gpu1, _gpu_job("train", 3)], ["job/train"], cohorts=nested),
+        C(P + "cohort-nested-borrowing-limit", "nested cohorts: the middle Cohort may borrow 1 from the root: "
+          "maximum 2", w, {**BASE_QUOTA, "example.com/gpu": "1"}, [gpu1, _gpu_job("train", 3)], ["job/train"],
+          expect="pending", cohorts=[Cohort("r", quota={"example.com/gpu": "2"}),
+                                     Cohort("c", parent="r", quota={"example.com/gpu": "0"},
+                                            limits={"example.com/gpu": {"borrowingLimit": "1"}})]),
+        C(P + "cohort-nested-lending-limit", "nested cohorts: a sibling Cohort lends 1 of its queue's 4: maximum 2",
+          w, {**BASE_QUOTA, "example.com/gpu": "1"}, [gpu1, _gpu_job("train", 3)], ["job/train"], expect="pending",
+          cohorts=[Cohort("r"), Cohort("c", parent="r"),
+                   Cohort("s", parent="r", quota={"example.com/gpu": "0"},
+                          limits={"example.com/gpu": {"lendingLimit": "1"}})],
+          queues=[Queue("a", "s", {"example.com/gpu": "4"})]),
+        C(P + "cohort-exhausted", "cohort of 2 + 4 GPUs, jobs of 4 (other queue) and 3: whichever waits needs 1 more",
+          w, GPU2, [gpu1, queued(_gpu_job("first", 4), "lq-a"), _gpu_job("second", 3)],
+          ["job/first", "job/second"], expect="one-pending", queues=sibling),
+    ]
+
+
+FAIR_SHARING = {"fairSharing": {"preemptionStrategies": ["LessThanOrEqualToFinalShare", "LessThanInitialShare"]}}
+
+
+def _fair_sharing_scenarios(w: World) -> list[Scenario]:
+    keep = ("cohort-lending-limit", "cohort-nested-borrowing-limit", "cohort-exhausted")
+    return [s for s in _cohort_scenarios(w, "fair-sharing/") if s.id.split("/", 1)[1] in keep]
+
+
+# ------------------------------------------------------------------------ CEL runtime errors
+def _cel_error_scenarios(w: World, prefix: str = "") -> list[Scenario]:
+    P, S = prefix, Scenario
+    return [
+        S(P + "cel-error-request", "request selector reads an attribute no device has: Kueue's CEL error text",
+          w, GPU_Q, [template("bad", request("gpu.example.com", selector=f"device.attributes['{GPU}'].nosuch == 'x'")),
+                     job("train", pod_spec({"gpu": "bad"}))], ["job/train"], expect="inadmissible"),
+        S(P + "cel-error-class", "the DeviceClass's own selector fails at run time", w,
+          GPU_Q,
+          [template("bad", request("badsel.example.com", selector=f"device.driver == '{GPU}'")),
+           job("train", pod_spec({"gpu": "bad"}))], ["job/train"], expect="inadmissible"),
+        S(P + "cel-not-bool", "request selector yields a string: cel-go's conversion error", w, GPU_Q,
+          [template("str", request("gpu.example.com", selector=f"device.attributes['{GPU}'].model")),
+           job("train", pod_spec({"gpu": "str"}))], ["job/train"], expect="inadmissible"),
+    ]
+
+
+def _mig_cel_error_scenarios(w: World, prefix: str = "") -> list[Scenario]:
+    return [Scenario(prefix + "cel-error-mapping-selector", "the mapping's counter deviceSelector fails on one "
+                     "device (gpu-0)", w, {**BASE_QUOTA, "gpu.bad": "1Ti"},
+                     [template("bad", request("mig-bad.nvidia.com")), job("train", pod_spec({"g": "bad"}))],
+                     ["job/train"], expect="inadmissible")]
+
+
+# --------------------------------------------------------------------- the capacity path (alpha)
+SHARE = "share.example.com"
+CAPACITY_GATES = {"KueueDRAIntegrationConsumableCapacity": True}
+
+
+def _capacity(name: str) -> dict:
+    return {"capacity": {"name": name, "driver": SHARE, "deviceSelector": {"cel": {"expression": "true"}}}}
+
+
+def capacity_world(name: str) -> World:
+    """Shareable devices (allowMultipleAllocations) with a memory capacity and its requestPolicy."""
+    def shared(i: int) -> dict:
+        return {"name": f"share-{i}", "allowMultipleAllocations": True, "attributes": {"type": {"string": "share"}},
+                "capacity": {"memory": {"value": "40Gi", "requestPolicy": {
+                    "default": "10Gi", "validValues": ["10Gi", "20Gi", "40Gi"]}}}}
+
+    mappings = [{"name": "gpu.share", "deviceClassNames": ["share.example.com"], "sources": [_capacity("memory")]},
+                {"name": "gpu.nodim", "deviceClassNames": ["nodim.example.com"], "sources": [_capacity("bandwidth")]}]
+    classes = [[device_class("share.example.com", f"device.driver == '{SHARE}'"),
+                device_class("nodim.example.com", f"device.driver == '{SHARE}'")]]
+    slices = [resource_slice("node-s-share", SHARE, "node-s", node="fake-node-s", devices=[shared(i) for i in range(2)])]
+    return World(name, V19, mappings, dict(CAPACITY_GATES), classes, slices)
+
+
+def _capacity_request(cls: str, memory: str | None = None) -> dict:
+    r = request(cls)
+    if memory:
+        r["exactly"]["capacity"] = {"requests": {"memory": memory}}
+    return r
+
+
+def _capacity_scenarios(w: World) -> list[Scenario]:
+    S = Scenario
+    q = {**BASE_QUOTA, "gpu.share": "1Ti", "gpu.nodim": "1Ti"}
+    return [
+        S("capacity-rounded", "capacity request 15Gi rounded up to the valid value 20Gi", w, q,
+          [template("c", _capacity_request("share.example.com", "15Gi")), job("train", pod_spec({"g": "c"}))],
+          ["job/train"]),
+        S("capacity-default", "no capacity request: the requestPolicy default (10Gi)", w, q,
+          [template("c", _capacity_request("share.example.com")), job("train", pod_spec({"g": "c"}))],
+          ["job/train"]),
+        S("capacity-unsatisfiable", "capacity request 50Gi above every valid value: Kueue rejects it", w, q,
+          [template("c", _capacity_request("share.example.com", "50Gi")), job("train", pod_spec({"g": "c"}))],
+          ["job/train"], expect="inadmissible"),
+        S("capacity-no-dimension", "the mapping's capacity (bandwidth) is published by no device", w, q,
+          [template("c", _capacity_request("nodim.example.com")), job("train", pod_spec({"g": "c"}))],
+          ["job/train"], expect="inadmissible"),
+    ]
+
+
 _V18_DEVICES = ("template-count", "two-claims", "er-mapped", "er-same-name", "er-init-containers", "er-sidecar",
                 "unmapped-class", "cel-too-few", "admin-access")
 _V18_MIG = ("mig-one", "mig-max", "mig-counter-sets", "mig-stale-pool")
@@ -472,8 +686,17 @@ V18_GATES = {"KueueDRAIntegrationExtendedResource": True, "KueueDRAIntegrationPa
 def scenarios(versions: tuple[str, ...] = (V19,)) -> list[Scenario]:
     out: list[Scenario] = []
     if V19 in versions:
-        out += _devices_scenarios(devices_world("devices"))
-        out += _mig_scenarios(mig_world("mig"))
+        devices = devices_world("devices")
+        out += _devices_scenarios(devices)
+        out += _cohort_scenarios(devices)
+        out += _cel_error_scenarios(devices)
+        mig = mig_world("mig")
+        out += _mig_scenarios(mig)
+        out += _mig_cel_error_scenarios(mig)
+        fair = devices_world("fair-sharing")
+        fair.config = FAIR_SHARING
+        out += _fair_sharing_scenarios(fair)
+        out += _capacity_scenarios(capacity_world("capacity"))
         dra_off = {"KueueDRAIntegration": False, "KueueDRAIntegrationExtendedResource": False,
                    "KueueDRAIntegrationPartitionableDevices": False}
         gpu_only = [DEVICES_MAPPINGS[0]]
@@ -487,4 +710,6 @@ def scenarios(versions: tuple[str, ...] = (V19,)) -> list[Scenario]:
         out += [s for s in _devices_scenarios(w, "0.18/") if s.id[5:] in _V18_DEVICES]
         m = mig_world("mig-0.18", V18, V18_GATES)
         out += [s for s in _mig_scenarios(m, "0.18/") if s.id[5:] in _V18_MIG]
+        out += [s for s in _cohort_scenarios(w, "0.18/") if s.id[5:] in ("cohort-lending-limit", "cohort-nested")]
+        out += _cel_error_scenarios(w, "0.18/")[:1]
     return copy.deepcopy(out)

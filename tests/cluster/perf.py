@@ -3,8 +3,9 @@
 Every measured command runs as a child process; its wall time comes from the parent's clock and
 its peak RSS from ``os.wait4`` (the child's own rusage). The plugin also reports its requests,
 bytes read and CEL evaluations through ``KUEUE_DRA_STATS`` (see ``kubectl_kueue_dra/stats.py``).
-Measurements alternate plugin, kubectl, plugin, kubectl … so both see the same machine load, and
-the median of the repeats is what counts.
+Measurements alternate plugin, kubectl, floor, plugin, kubectl, floor … so all see the same
+machine load, and the median of the repeats is what counts. The floor (``rawget.py``) sends the
+plugin's own GET requests and reads the bytes without parsing them: the transfer alone.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from harness import REPO_ROOT
 
@@ -94,6 +96,34 @@ def kubectl(cluster: Any, args: list[str]) -> Run:
                       *args], env)
 
 
+RAWGET = Path(__file__).resolve().parent / "rawget.py"
+
+
+def replayed_paths(stats: dict[str, Any] | None) -> list[str]:
+    """The GET requests of a plugin run (from its KUEUE_DRA_STATS), once each: a list's pages are
+    one path (rawget follows the ``continue`` tokens itself)."""
+    out: list[str] = []
+    for call in (stats or {}).get("calls") or []:
+        if call.get("method") != "GET" or call.get("status") != 200:
+            continue
+        url = urlsplit(call["path"])
+        query = urlencode([(k, v) for k, v in parse_qsl(url.query) if k != "continue"])
+        path = url.path + (f"?{query}" if query else "")
+        if path not in out:
+            out.append(path)
+    return out
+
+
+def raw_transfer(cluster: Any, paths: list[str]) -> Run:
+    """The floor: ``paths`` read over one HTTPS connection by a fresh interpreter, bytes discarded."""
+    run = run_child([sys.executable, str(RAWGET), cluster.server, str(cluster.pki.ca_cert),
+                     cluster.tokens["admin"], *paths], capture=True)
+    if run.exit_code != 0:
+        raise RuntimeError(f"rawget failed: {run.stderr[-500:]!r}")
+    run.stats = json.loads(run.stdout)
+    return run
+
+
 def kubectl_lists(command: str, namespace: str, kueue_namespace: str = "kueue-system",
                   driver: str = "gpu.nvidia.com") -> list[list[str]]:
     """The ``kubectl get`` calls that read what the command reads: ResourceSlices first (the
@@ -122,6 +152,7 @@ class Comparison:
     kubectl_all: list[float] = field(default_factory=list)  # seconds, every list the command needs
     kubectl_rss_kib: list[int] = field(default_factory=list)
     kubectl_slices_cpu: list[float] = field(default_factory=list)  # user + system seconds
+    floor: list[Run] = field(default_factory=list)  # rawget of the plugin's own GET requests
 
     @property
     def wall(self) -> float:
@@ -134,6 +165,15 @@ class Comparison:
     @property
     def ratio_all(self) -> float | None:
         return self.wall / statistics.median(self.kubectl_all) if self.kubectl_all else None
+
+    @property
+    def floor_wall(self) -> float | None:
+        return statistics.median(r.wall for r in self.floor) if self.floor else None
+
+    def to_floor(self, seconds: float | None) -> float | None:
+        """``seconds`` as a multiple of the floor (the raw transfer of the same requests)."""
+        floor = self.floor_wall
+        return seconds / floor if seconds is not None and floor else None
 
     @property
     def cpu_ratio_slices(self) -> float | None:
@@ -170,6 +210,12 @@ class Comparison:
             "cpu_s": round(statistics.median(r.cpu for r in self.plugin_runs), 3),
             "kubectl_slices_cpu_s": _round(statistics.median(self.kubectl_slices_cpu) if self.kubectl_slices_cpu else None, 3),
             "cpu_ratio_slices": _round(self.cpu_ratio_slices, 2),
+            "floor_s": _round(self.floor_wall, 3),
+            "floor_requests": (self.floor[-1].stats or {}).get("requests") if self.floor else None,
+            "floor_mib": round((self.floor[-1].stats or {}).get("bytes", 0) / 2**20, 2) if self.floor else None,
+            "ratio_floor": _round(self.to_floor(self.wall), 2),
+            "kubectl_slices_ratio_floor": _round(self.to_floor(
+                statistics.median(self.kubectl_slices) if self.kubectl_slices else None), 2),
             "paths": kinds,
         }
 
@@ -180,16 +226,19 @@ def _round(value: float | None, digits: int) -> float | None:
 
 def compare(cluster: Any, command: str, args: list[str], namespace: str, repeats: int = 3,
             check=None, with_kubectl: bool = True) -> Comparison:
-    """Alternate plugin and kubectl runs ``repeats`` times (after one warm-up of each)."""
+    """Alternate plugin, kubectl and floor runs ``repeats`` times (after one warm-up of each)."""
     comp = Comparison(command)
     lists = kubectl_lists(command, namespace) if with_kubectl else []
     warm = plugin(cluster.kubeconfig, [command, *args, "-o", "json"], capture=True)
     if check is not None:
         check(warm)
+    replay = replayed_paths(warm.stats)
+    raw_transfer(cluster, replay)
     if lists:  # kubectl's discovery cache, warm as a user's would be (the lists themselves are not cached)
         kubectl(cluster, ["get", "deviceclasses", "-o", "name"])
     for _ in range(repeats):
         comp.plugin_runs.append(plugin(cluster.kubeconfig, [command, *args, "-o", "json"]))
+        comp.floor.append(raw_transfer(cluster, replay))
         runs = [kubectl(cluster, argv) for argv in lists]
         for r in runs:
             if r.exit_code != 0:

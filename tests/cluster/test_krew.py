@@ -14,7 +14,6 @@ import hashlib
 import http.server
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tarfile

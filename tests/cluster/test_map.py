@@ -146,7 +146,7 @@ def config_text(cluster, ns):
 
 # ------------------------------------------------------- the Kueue CR (OpenShift)
 def test_map_lists_the_cr_mappings(cluster, device_classes):
-    gpu, mig = device_classes
+    gpu, _mig = device_classes
     reset_cr(cluster, [mapping("gpu", gpu, "absent.example.com")])
     cq = f"cq-{secrets.token_hex(3)}"
     cluster.apply({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": cq},
@@ -268,7 +268,7 @@ def crd_verdict(cluster, mappings):
     """What the real CRD says about a list: (HTTP status, message), sent with dryRun=All."""
     obj = get_cr(cluster)
     obj["spec"]["config"]["resources"] = {"deviceClassMappings": mappings} if mappings is not None else {}
-    status, body = cluster.request("PUT", f"/apis/kueue.openshift.io/v1/kueues/cluster?dryRun=All", obj)
+    status, body = cluster.request("PUT", "/apis/kueue.openshift.io/v1/kueues/cluster?dryRun=All", obj)
     return status, json.loads(body).get("message", "")
 
 

@@ -1,4 +1,4 @@
-"""Performance guard: `explain` and `classes` on a 100-node synthetic MIG cluster (13,600 GPU
+"""Performance guard: `explain`, `classes` and `verify` on a 100-node synthetic MIG cluster (13,600 GPU
 devices, 1,700 ResourceSlices) against `kubectl get … -o json` on the same server, in the same
 run (see scripts/bench and docs/performance.md for the full benchmark and the measured figures).
 
@@ -60,23 +60,35 @@ def check_classes(run: perf.Run) -> None:
     assert counts["gpu.nvidia.com"] == gpus and counts["mig.nvidia.com"] == SIZE.gpu_devices - gpus
 
 
-@pytest.mark.parametrize("command", ["explain", "classes"])
+def check_verify(run: perf.Run) -> None:
+    assert run.exit_code in (0, 1) and json.loads(run.stdout)["checks"], run.stderr.decode()
+
+
+CHECKS = {"explain": check_explain, "classes": check_classes, "verify": check_verify}
+
+
+@pytest.mark.parametrize("command", ["explain", "classes", "verify"])
 def test_against_kubectl(big, command):
     cluster, _ = big
     ns, ref = scale.explain_target(SIZE)
     args = [ref, "-n", ns] if command == "explain" else []
-    comp = perf.compare(cluster, command, args, ns, REPEATS, check_explain if command == "explain" else check_classes)
+    comp = perf.compare(cluster, command, args, ns, REPEATS, CHECKS[command])
     s = comp.summary()
     print(json.dumps({k: v for k, v in s.items() if k != "paths"}))
     stats = comp.stats
     # CEL: once per distinct device shape and selector list, never per device
     n_shapes = scale.distinct_shapes(SIZE)
-    lists = 1 if command == "explain" else len(scale.device_classes(SIZE))
+    lists = {"explain": 1, "classes": len(scale.device_classes(SIZE)),
+             "verify": len(scale.device_classes(SIZE)) + 1}[command]  # verify: + the counter source
     assert 0 < stats["celEvaluations"] <= lists * n_shapes, (stats["celEvaluations"], lists, n_shapes)
     each_list_once(stats)
     if command == "explain":  # the counter path reads only the GPU driver's slices
         assert all("fieldSelector=spec.driver%3Dgpu.nvidia.com" in c["path"]
                    for c in stats["calls"] if "/resourceslices" in c["path"])
+    # the floor replayed the plugin's own GET requests: the same pages, the same bytes (±1%)
+    gets = [c for c in stats["calls"] if c["method"] == "GET" and c["status"] == 200]
+    assert s["floor_requests"] == len(gets), s
+    assert abs(s["floor_mib"] - sum(c["bytes"] for c in gets) / 2**20) <= 0.01 * s["floor_mib"] + 0.01, s
     assert s["ratio_slices"] <= WALL_RATIO, s
     assert s["cpu_ratio_slices"] <= CPU_RATIO, s
     assert s["max_rss_mib"] <= PEAK_RSS_MIB, s

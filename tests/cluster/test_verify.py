@@ -103,7 +103,7 @@ def test_probe_says_on_and_off_and_persists_nothing(request, which, expected):
     cluster = request.getfixturevalue(f"cluster_gates_{which}")
     grant(cluster, "prober", READ_RULES + PROBE_RULES)
     before = inventory(cluster)
-    doc, checks = verify(cluster, "--as", "prober", "--path", "extended", "--path", "partitionable")
+    doc, _checks = verify(cluster, "--as", "prober", "--path", "extended", "--path", "partitionable")
     assert sorted(doc["probes"]) == ["DRAConsumableCapacity", "DRAExtendedResource", "DRAPartitionableDevices"]
     for name in ("DRAExtendedResource", "DRAPartitionableDevices"):
         g = gate(doc, name)
@@ -158,7 +158,7 @@ def test_partial_access_gives_skips_not_failures(fresh):
     cluster = fresh("resourceclaimtemplate", GATES_ON)
     dra_only = [r for r in READ_RULES if r["apiGroups"] != ["kueue.x-k8s.io"] and r["apiGroups"] != [""]]
     grant(cluster, "dra-only", dra_only + [{"nonResourceURLs": ["/metrics"], "verbs": ["get"]}])
-    doc, checks = verify(cluster, "--as", "dra-only", "--path", "claims", expect=0)
+    _doc, checks = verify(cluster, "--as", "dra-only", "--path", "claims", expect=0)
     for cid in ("quota-coverage", "local-queues", "managed-namespaces", "quota-vs-capacity"):
         assert checks[cid]["status"] == "skip", checks[cid]
         assert "forbidden (as dra-only)" in checks[cid]["message"]

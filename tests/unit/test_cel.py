@@ -150,7 +150,7 @@ def test_false_left_operand_absorbs_the_error():
 
 
 def test_both_operands_failing_keeps_the_first_error():
-    with pytest.raises(CelEvalError, match="no such key: a\\b"):
+    with pytest.raises(CelEvalError, match=r"no such key: a\b"):
         ev("device.attributes['x'].a == 1 && device.attributes['x'].b == 1", gpu())
 
 

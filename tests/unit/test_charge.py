@@ -85,7 +85,7 @@ def test_template_count_times_podset_count():
     ps = res.podsets[0]
     assert ps.per_pod["example.com/gpu"] == 2
     assert ps.total == {"cpu": 3000, "example.com/gpu": 6}
-    line = next(l for l in ps.lines if l["kind"] == "claimTemplate")
+    line = next(ln for ln in ps.lines if ln["kind"] == "claimTemplate")
     assert (line["template"], line["deviceClass"], line["mapping"], line["perPod"]) == \
         ("two", "gpu.example.com", "example.com/gpu", 2)
 
@@ -294,9 +294,9 @@ def test_counter_charge_single_device():
     res, inputs = mig_run(P1G)
     assert res.podsets[0].per_pod == {"cpu": 1000, "gpu.memory": 4864 * 2**20}
     assert format_usage("gpu.memory", res.podsets[0].total["gpu.memory"], inputs.binary_resources()) == "4864Mi"
-    line = next(l for l in res.podsets[0].lines if l["kind"] == "counter")
+    line = next(ln for ln in res.podsets[0].lines if ln["kind"] == "counter")
     assert line["matchedDevices"] == 2 and line["counterValue"] == "4864Mi"
-    tpl_line = next(l for l in res.podsets[0].lines if l["kind"] == "claimTemplate")
+    tpl_line = next(ln for ln in res.podsets[0].lines if ln["kind"] == "claimTemplate")
     assert tpl_line["resource"] is None  # counter-sourced: not also charged as a device count
 
 
@@ -349,7 +349,7 @@ def test_multi_counter_sources_charge_each_mapping():
 def test_v018_last_mapping_wins():
     first = {"name": "first", "deviceClassNames": ["gpu.example.com"]}
     last = {"name": "last", "deviceClassNames": ["gpu.example.com"]}
-    args = dict(mappings=[first, last], classes=[dc("gpu.example.com")], templates=[template("t", exact("gpu.example.com"))])
+    args = {"mappings": [first, last], "classes": [dc("gpu.example.com")], "templates": [template("t", exact("gpu.example.com"))]}
     ps = [PodSet("main", 1, pod(claims=[claim(tpl="t")]))]
     assert "first" in run(ps, **args)[0].podsets[0].per_pod
     assert "last" in run(ps, version="0.18.6", **args)[0].podsets[0].per_pod

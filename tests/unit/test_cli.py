@@ -105,7 +105,7 @@ def test_explain_mig_example_charges_4864Mi_per_device():
     assert ps["count"] == 4 and ps["perPod"]["gpu.memory"] == "4864Mi" and ps["charge"]["gpu.memory"] == "19Gi"
     assert doc["recorded"]["gpu.memory"] == "19Gi" and doc["admitted"] is True
     assert set(doc) >= {"workload", "kueueVersion", "admitted", "podSets", "recorded", "findings"}
-    counter = next(l for l in ps["lines"] if l["kind"] == "counter")
+    counter = next(ln for ln in ps["lines"] if ln["kind"] == "counter")
     assert counter["counterValue"] == "4864Mi" and counter["matchedDevices"] == 2 * 8 * 7
 
 

@@ -5,7 +5,7 @@ import pytest
 
 from kubectl_kueue_dra import gates as g
 from kubectl_kueue_dra.kube import errors
-from kubectl_kueue_dra.kube.probes import dry_run_probe, read_feature_metrics
+from kubectl_kueue_dra.verify.probes import dry_run_probe, read_feature_metrics
 
 # Lines as a real kube-apiserver v1.36.3 serves them (gates-off test server), plus noise.
 METRICS = """\
@@ -232,7 +232,7 @@ def test_dry_run_probe_sends_only_dry_runs_with_generated_names():
     view = FakeView(client)
     for gate in ("DRAExtendedResource", "DRAPartitionableDevices", "DRAConsumableCapacity"):
         assert dry_run_probe(view, gate).enabled is True
-    for method, path, query, body, _ in client.calls:
+    for method, _path, query, body, _ in client.calls:
         assert method == "POST" and query == {"dryRun": "All"}
         assert "name" not in body["metadata"] and body["metadata"]["generateName"]
     assert [c[1] for c in client.calls] == ["/apis/resource.k8s.io/v1/deviceclasses",

@@ -12,11 +12,13 @@ from kubectl_kueue_dra.cli import main
 from kubectl_kueue_dra.kube import errors
 from kubectl_kueue_dra.kube.snapshot import load_objects
 from kubectl_kueue_dra.kube.view import SnapshotView
+from kubectl_kueue_dra.dra.cel import SelectorEvaluator
+from kubectl_kueue_dra.kueue.classes import class_selectors
+from kubectl_kueue_dra.verify import facts as facts_module
+from kubectl_kueue_dra.verify import supply
 from kubectl_kueue_dra.verify.facts import gather
-from kubectl_kueue_dra.verify.namespaces import selector_matches
 from kubectl_kueue_dra.verify.registry import REGISTRY
 from kubectl_kueue_dra.verify.run import applicable_paths, run_checks
-from kubectl_kueue_dra.verify.supply import unit_family
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 _CACHE: dict[str, list] = {}
@@ -405,6 +407,22 @@ def test_cohort_counter_units():
     assert check.status == "fail" and "mixes unit scales" in check.message
 
 
+@pytest.mark.parametrize("second,flagged", [("1Ti", False), ("320e9", True), ("1600000000000", True), ("0", False),
+                                            ("320000000k", True)])
+def test_map_and_verify_agree_on_a_cohort(second, flagged):
+    """One unit-scale classification: map's CohortUnitScaleMismatch and verify's cohort check agree."""
+    from kubectl_kueue_dra.kueue.config import load_kueue_config
+    from kubectl_kueue_dra.kueue.map_report import map_report
+
+    objects = _cohort(copy.deepcopy(example("mig-partitionable")), second)
+    check = run(objects)[0]["cohort-counter-units"]
+    view = SnapshotView(objects, "test")
+    _, findings = map_report(load_kueue_config(view, None).mappings, device_classes=None,
+                             cluster_queues=view.list("ClusterQueue"), slices=None)
+    map_flagged = any(f["code"] == "CohortUnitScaleMismatch" for f in findings)
+    assert map_flagged is flagged and (check.status != "pass") is flagged, (findings, check)
+
+
 def test_counter_quota_below_smallest_device():
     objects = example("mig-partitionable")
     cq = find(objects, "ClusterQueue", "research-cq")
@@ -470,19 +488,53 @@ def test_default_selector_excludes_kueue_namespace():
     assert check.status == "fail" and "default managedJobsNamespaceSelector" in check.message
 
 
-def test_selector_matches():
-    labels = {"kubernetes.io/metadata.name": "a", "team": "x"}
-    assert selector_matches(None, labels) and selector_matches({}, labels)
-    assert selector_matches({"matchLabels": {"team": "x"}}, labels)
-    assert not selector_matches({"matchExpressions": [{"key": "team", "operator": "NotIn", "values": ["x"]}]}, labels)
-    assert selector_matches({"matchExpressions": [{"key": "gpu", "operator": "DoesNotExist"}]}, labels)
-    assert not selector_matches({"matchExpressions": [{"key": "gpu", "operator": "Exists"}]}, labels)
-    assert selector_matches({"matchExpressions": [{"key": "team", "operator": "In", "values": ["x", "y"]}]}, labels)
+# ---- gathered once: one grouping of the pools, one evaluator ---------------------------------
+def _per_device(f, selectors, driver=None):
+    """What supply.matching answers without an index: every device evaluated on its own."""
+    return supply.matching(f.pools, selectors, SelectorEvaluator(), driver)
 
 
-def test_unit_family():
-    assert [unit_family(t) for t in ("160Gi", "4864Mi", "160G", "500m", "80", "1e9")] == [
-        "binary", "binary", "decimal", "decimal", "plain", "plain"]
+@pytest.mark.parametrize("name", ["mig-partitionable", "resourceclaimtemplate", "extended-resource"])
+def test_the_shared_index_gives_the_per_device_answers(name):
+    objects = example(name)
+    # a pool whose device names repeat (the API forbids it): counted by name, not by group size
+    dup = copy.deepcopy(next(o for o in objects if o["kind"] == "ResourceSlice" and o["spec"].get("devices")))
+    dup["metadata"]["name"] += "-dup"
+    dup["spec"]["pool"] = {**dup["spec"]["pool"], "name": dup["spec"]["pool"]["name"] + "-dup", "resourceSliceCount": 1}
+    dup["spec"]["devices"] = dup["spec"]["devices"] + copy.deepcopy(dup["spec"]["devices"])
+    objects.append(dup)
+    _, f = run(objects)
+    lists = [class_selectors(dc) for dc in f.device_classes or []]
+    lists += [["device.attributes['nope'].x == 1"]]  # fails on every device: errors counted alike
+    index = f.shape_index
+    for selectors in lists + [[s.selector] for m in f.mappings or [] for s in m.counter_sources if s.selector]:
+        if selectors != lists[-1]:
+            assert index.covers(selectors), selectors
+        slow, fast = _per_device(f, selectors), supply.matching(f.pools, selectors, f.evaluator, index=index)
+        assert [(p.name, d["name"]) for p, d in fast.devices] == [(p.name, d["name"]) for p, d in slow.devices]
+        assert fast.errors == slow.errors
+        assert supply.count_devices(f.pools, [selectors], f.evaluator, index) == \
+            supply.count_devices(f.pools, [selectors], SelectorEvaluator())
+    assert supply.count_devices(f.pools, lists, f.evaluator, index) == \
+        supply.count_devices(f.pools, lists, SelectorEvaluator())
+
+
+def test_verify_groups_the_pools_once_and_evaluates_per_shape(monkeypatch):
+    calls = []
+    real = facts_module.group_pools
+    monkeypatch.setattr(facts_module, "group_pools", lambda slices: calls.append(1) or real(slices))
+    checks, f = run(example("mig-partitionable"))
+    assert len(calls) == 1  # every check reads f.pools
+    devices = sum(len(list(p.devices())) for p in f.pools)
+    lists = {tuple(class_selectors(dc)) for dc in f.device_classes or []}
+    # each selector list is evaluated on one device per group, not on every device
+    assert f.evaluator.evaluations + f.evaluator.cache_hits <= len(index_groups(f)) * (len(lists) + 2)
+    assert devices > len(index_groups(f))
+    assert checks["device-classes-match"].status in ("pass", "warn")
+
+
+def index_groups(f):
+    return f.shape_index.representatives
 
 
 # ---- selection, partial access ---------------------------------------------------------------

@@ -1,0 +1,98 @@
+"""The CEL dialects: how Kueue (k8s.io/dynamic-resource-allocation v0.36, ``Features{}``, a
+``cel.Device`` without ``AllowMultipleAllocations``) builds ``device`` and words its errors, next
+to kube-scheduler; and the parser cache being made on first use, not at import."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kubectl_kueue_dra.dra.cel import (
+    KUEUE_DRA_V036,
+    SCHEDULER,
+    CelCompileError,
+    CelEvalError,
+    SelectorEvaluator,
+    compile_selector,
+    device_activation,
+)
+from kubectl_kueue_dra.kueue.semantics import Semantics
+
+D = "gpu.example.com"
+
+
+def dev(**attrs):
+    return {"name": "g", "attributes": attrs, "capacity": {"memory": {"value": "40Gi"}},
+            "allowMultipleAllocations": True}
+
+
+def run(expr, device, dialect):
+    return compile_selector(expr, dialect).evaluate(device_activation(D, device, dialect))
+
+
+def test_no_such_key_without_the_1_37_hint_for_kueue():
+    with pytest.raises(CelEvalError) as kueue:
+        run(f"device.attributes['{D}'].nosuch == 'x'", dev(model={"string": "a100"}), KUEUE_DRA_V036)
+    assert kueue.value.detail == "no such key: nosuch"
+    with pytest.raises(CelEvalError) as sched:
+        run(f"device.attributes['{D}'].nosuch == 'x'", dev(model={"string": "a100"}), SCHEDULER)
+    assert sched.value.detail.startswith("no such key: nosuch. consider using CEL optional chaining")
+
+
+def test_allow_multiple_allocations_is_not_declared_for_kueue():
+    with pytest.raises(CelCompileError) as e:
+        compile_selector("device.allowMultipleAllocations", KUEUE_DRA_V036)
+    assert not e.value.unsupported and "undefined field 'allowMultipleAllocations'" in e.value.detail
+    assert run("device.allowMultipleAllocations", dev(), SCHEDULER) is True
+    assert "allowMultipleAllocations" not in device_activation(D, dev(), KUEUE_DRA_V036)["device"]
+
+
+def test_list_attributes_are_unsupported_values_for_kueue():
+    d = dev(model={"string": "a100"}, links={"strings": ["a", "b"]})
+    with pytest.raises(CelEvalError) as e:
+        run(f"device.attributes['{D}'].model == 'a100'", d, KUEUE_DRA_V036)
+    assert e.value.detail == "attribute links: unsupported attribute value"
+    assert run(f"device.attributes['{D}'].model == 'a100'", d, SCHEDULER) is True
+    ev = SelectorEvaluator(KUEUE_DRA_V036)
+    with pytest.raises(CelEvalError):  # the projected cache key sees the unconvertible attribute
+        ev.matches([f"device.attributes['{D}'].model == 'a100'"], D, d)
+    assert ev.matches([f"device.attributes['{D}'].model == 'a100'"], D, dev(model={"string": "a100"}))
+
+
+def test_includes_needs_list_attributes():
+    with pytest.raises(CelCompileError):
+        compile_selector(f"device.attributes['{D}'].model.includes('a')", KUEUE_DRA_V036)
+    compile_selector(f"device.attributes['{D}'].model.includes('a')", SCHEDULER)
+
+
+@pytest.mark.parametrize("expr,text", [
+    (f"device.attributes['{D}'].model", ("CEL result of type string could not be converted to bool: unsupported "
+                                        "native conversion from string to 'bool'")),
+    ("1", "CEL result of type int could not be converted to bool: unsupported type conversion from 'int' to bool"),
+    ("1.5", "CEL result of type double could not be converted to bool: type conversion error from Double to 'bool'"),
+    ("[true]", "CEL result of type list could not be converted to bool: type conversion error from list to 'bool'"),
+    (f"device.capacity['{D}'].memory", ("CEL result of type kubernetes.Quantity could not be converted to bool: "
+                                       "type conversion error from 'Quantity' to 'bool'")),
+])
+def test_non_bool_results_as_cel_go_words_them(expr, text):
+    with pytest.raises(CelEvalError) as e:
+        run(expr, dev(model={"string": "a100"}), KUEUE_DRA_V036)
+    assert e.value.detail == text
+
+
+def test_kueue_versions_use_the_v036_dialect():
+    assert Semantics.for_version("0.19.2").cel_dialect == KUEUE_DRA_V036
+    assert Semantics.for_version("0.18.4").cel_dialect == KUEUE_DRA_V036
+
+
+def test_parser_cache_is_made_on_first_compile_not_at_import(tmp_path):
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path), PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    code = ("import pathlib, sys; import kubectl_kueue_dra.dra.cel as c; d = pathlib.Path(sys.argv[1]) / 'kueue-dra'; "
+            "assert not d.exists(), 'made at import'; c.compile_selector('device.driver == \"x\"'); "
+            "print(sorted(p.name for p in d.iterdir()))")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], check=False, env=env, capture_output=True,
+                         text=True)
+    assert out.returncode == 0, out.stderr
+    assert "cel-parser-lark-" in out.stdout
