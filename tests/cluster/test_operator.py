@@ -112,6 +112,15 @@ def test_first_sync_renders_the_cr(op):
     print(f"operator first sync {op.sync_seconds[0]} s")
 
 
+def test_version_reads_the_published_csv(op):
+    """The operand image carries no version (``:latest``): the version comes from the operator's
+    ClusterServiceVersion, the published one installed by the harness."""
+    kueue = plugin_json(op.cluster, "version")["kueue"]
+    assert kueue["image"] == oh.operand_image()
+    assert kueue["deployment"] == {"namespace": oh.NAMESPACE, "name": oh.DEPLOYMENT}
+    assert "1.5.0" in json.dumps(kueue) and "operator" in (kueue.get("versionSource") or "")
+
+
 # ----------------------------------------------------------------------------------------- map
 def test_map_set_and_remove_are_rendered_exactly(op):
     c = op.cluster
