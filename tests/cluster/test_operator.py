@@ -119,6 +119,10 @@ def test_version_reads_the_published_csv(op):
     assert kueue["image"] == oh.operand_image()
     assert kueue["deployment"] == {"namespace": oh.NAMESPACE, "name": oh.DEPLOYMENT}
     assert "1.5.0" in json.dumps(kueue) and "operator" in (kueue.get("versionSource") or "")
+    # the documented read-only role can read it too (deploy/rbac/reader-clusterrole.yaml)
+    proc = run_plugin(op.cluster, "version", "-o", "json", context="reader")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["kueue"] == kueue
 
 
 # ----------------------------------------------------------------------------------------- map
