@@ -137,6 +137,8 @@ def test_map_set_and_remove_are_rendered_exactly(op):
     print(f"CR written -> ConfigMap rendered: {time.monotonic() - t0:.2f} s")
     listed = plugin_json(c, "map")["mappings"]
     assert [m["name"] for m in listed] == [m["name"] for m in rendered.mappings] == ["example.com/gpu", "gpu.memory"]
+    table = run_plugin(c, "map").stdout
+    assert all(m["name"] in table for m in rendered.mappings), table
     assert normalized(rendered.mappings) == normalized(kueue_dialect(cr_mappings(op)))
     [_, memory] = rendered.mappings
     assert memory["sources"] == [{"counter": {"name": "memory", "driver": "gpu.example.com",
@@ -303,6 +305,26 @@ def test_degraded_missing_dependencies_is_reported_with_the_fix(op):
     op.trigger_reconcile()
     op.wait_for("Degraded no longer MissingDependencies",
                 lambda: (op.conditions().get("Degraded") or {}).get("reason") not in (None, "MissingDependencies"))
+
+
+def test_cr_change_not_yet_rendered_is_stale(op):
+    """A CR change the operator has not rendered (here: it is down) is a stale render too; the
+    operator renders it as soon as it runs, and verify passes again."""
+    c = op.cluster
+    op.wait_idle()
+    op.stop()
+    proc = run_plugin(c, "map", "set", "late.example.com/gpu", "--device-class", "late.example.com")
+    assert proc.returncode == 0, proc.stderr
+    render = verify_checks(c)["openshift-kueue-render"]
+    assert render["status"] == "warn", render
+    assert "mapping late.example.com/gpu (late.example.com) is in the CR but not rendered" in render["message"]
+    before = op.rendered()
+    op.start()
+    rendered = rendered_after(op, before, "the render after the operator's start")
+    assert "late.example.com/gpu" in [m["name"] for m in rendered.mappings]
+    assert verify_checks(c)["openshift-kueue-render"]["status"] == "pass"
+    proc = run_plugin(c, "map", "remove", "late.example.com/gpu")
+    assert proc.returncode == 0, proc.stderr
 
 
 # ------------------------------------------------------------------------------- the whole chain
