@@ -20,7 +20,7 @@ from .cel_lib import FUNCTIONS
 
 __all__ = ["ALL", "OPTIONAL_SYNTAX", "analyze", "blank_literals"]
 
-_DEVICE_FIELDS = frozenset({"driver", "attributes", "capacity"})
+_DEVICE_FIELDS = frozenset({"driver", "attributes", "capacity", "allowMultipleAllocations"})
 _TYPE_IDENTS = frozenset(
     {"int", "uint", "double", "bool", "string", "bytes", "list", "map", "null_type", "type", "dyn"}
 )
@@ -133,8 +133,7 @@ class _Analyzer:
     def __init__(self, expression: str, dialect: CelDialect):
         self.expression = expression
         self.footprint: set[tuple[Any, ...]] = set()
-        self.fields = _DEVICE_FIELDS | ({"allowMultipleAllocations"} if dialect.allow_multiple_allocations else set())
-        self.functions = _KNOWN_FUNCTIONS - (set() if dialect.list_attributes else {"includes"})
+        self.dialect = dialect  # declarations do not differ between dialects (StoredExpressions)
 
     def fail(self, detail: str, unsupported: bool = False) -> None:
         raise CelCompileError(self.expression, detail, unsupported)
@@ -173,7 +172,7 @@ class _Analyzer:
             self.footprint.add(ALL)
             return
         field = steps[0][1]
-        if field not in self.fields:
+        if field not in _DEVICE_FIELDS:
             self.fail(f"undefined field '{field}'")
         if field == "driver":
             self.footprint.add(("driver",))
@@ -190,7 +189,7 @@ class _Analyzer:
     def check_function(self, name: str) -> None:
         if name in _UNSUPPORTED_FUNCTIONS:
             self.fail(f"function {name}()", unsupported=True)
-        if name not in self.functions:
+        if name not in _KNOWN_FUNCTIONS:
             self.fail(f"undeclared reference to '{name}'")
 
     def global_call(self, node: lark.Tree[Any], bound: frozenset[str]) -> None:

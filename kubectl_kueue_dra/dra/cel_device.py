@@ -4,7 +4,7 @@
 ``k8s.io/dynamic-resource-allocation/cel`` ``DeviceMatches`` does, for a dialect (``cel_errors``):
 ``driver``, ``attributes`` and ``capacity`` (names split at the first ``/`` into domain and id,
 names without a domain belong to the driver; versions become Semver values, capacities Quantity
-values) and, where declared, ``allowMultipleAllocations``. An unknown *domain* is an empty map.
+values) and ``allowMultipleAllocations`` (false where the caller does not copy it). An unknown *domain* is an empty map.
 An attribute that cannot be converted is an error for every selector on that device.
 
 ``device_shape_key`` and ``projected_key`` are what the evaluator caches on: devices with equal
@@ -126,14 +126,13 @@ def device_activation(driver: str, device: dict[str, Any], dialect: CelDialect =
             caps.setdefault(domain, {})[ident] = _quantity(value)
         except QuantityError as e:
             raise CelEvalError("", f"capacity {name}: {e}") from None
-    fields: dict[str, Any] = {
+    multi = dialect.copies_allow_multiple_allocations and bool(device.get("allowMultipleAllocations"))
+    return {"device": celtypes.MapType({
         "driver": celtypes.StringType(driver),
+        "allowMultipleAllocations": celtypes.BoolType(multi),
         "attributes": _DomainMap({k: celtypes.MapType(v) for k, v in attrs.items()}),
         "capacity": _DomainMap({k: celtypes.MapType(v) for k, v in caps.items()}),
-    }
-    if dialect.allow_multiple_allocations:
-        fields["allowMultipleAllocations"] = celtypes.BoolType(bool(device.get("allowMultipleAllocations")))
-    return {"device": celtypes.MapType(fields)}
+    })}
 
 
 # -- shapes -------------------------------------------------------------------------------------

@@ -10,10 +10,15 @@ and from what the caller copies into ``cel.Device``:
 * Kueue v0.18.x and v0.19.x (which vendor v0.36.1 and v0.36.2, whose ``cel/compile.go`` is the
   same) pass ``Features{}`` and copy only ``Driver``, ``Attributes`` and ``Capacity``
   (``pkg/dra/claims.go`` ``buildDeviceListFromSlices``, ``counters.go``
-  ``matchDevicesWithSelectors``). So for Kueue ``device.allowMultipleAllocations`` does not
-  exist (a compile error, "undefined field"), ``includes()`` is not declared, a list-valued
-  attribute is the runtime error ``attribute <name>: unsupported attribute value``, and runtime
-  errors carry no hint.
+  ``matchDevicesWithSelectors``).
+
+Selectors compile in the ``StoredExpressions`` environment, which ignores the features' gating
+of declarations: ``device.allowMultipleAllocations`` and ``includes()`` are always declared (seen
+on the real Kueue: a selector on ``allowMultipleAllocations`` is admitted). What the features do
+change is evaluation: ``DeviceMatches`` sets ``allowMultipleAllocations`` from what the caller
+copied, so for Kueue it is always false, whatever the ResourceSlice says; without list
+attributes a list-valued attribute is the runtime error ``attribute <name>: unsupported
+attribute value``. Kueue's runtime errors carry no hint.
 """
 
 from __future__ import annotations
@@ -49,20 +54,20 @@ class CelDialect:
     """One evaluator's ``device`` model and error wording."""
 
     name: str
-    #: ``device.allowMultipleAllocations`` is declared (``Features.EnableConsumableCapacity``)
-    allow_multiple_allocations: bool
-    #: list-valued attributes and ``includes()`` (``Features.EnableListTypeAttributes``)
+    #: ``device.allowMultipleAllocations`` is the device's own (the caller copies it), else false
+    copies_allow_multiple_allocations: bool
+    #: list-valued attributes convert (``Features.EnableListTypeAttributes``), else are an error
     list_attributes: bool
     #: the ``has()`` / ``.?`` hint after ``no such key`` (``cel.EnhanceRuntimeError``, 1.37+)
     no_such_key_hint: bool
 
 
 #: kube-scheduler with DRAConsumableCapacity and DRAListTypeAttributes on, 1.37 wording
-SCHEDULER = CelDialect("kube-scheduler", allow_multiple_allocations=True, list_attributes=True,
+SCHEDULER = CelDialect("kube-scheduler", copies_allow_multiple_allocations=True, list_attributes=True,
                        no_such_key_hint=True)
 #: Kueue v0.18.x / v0.19.x: k8s.io/dynamic-resource-allocation v0.36, Features{}
 KUEUE_DRA_V036 = CelDialect("Kueue (k8s.io/dynamic-resource-allocation v0.36, Features{})",
-                            allow_multiple_allocations=False, list_attributes=False, no_such_key_hint=False)
+                            copies_allow_multiple_allocations=False, list_attributes=False, no_such_key_hint=False)
 
 
 class CelError(Exception):

@@ -43,7 +43,8 @@ class ChargeInputs:
     slices: list[dict[str, Any]]
     resource_slice_api: bool = True
     exclude_resource_prefixes: tuple[str, ...] = ()
-    evaluator: SelectorEvaluator = field(default_factory=SelectorEvaluator)
+    #: None: one in the Kueue version's CEL dialect (``Semantics.cel_dialect``)
+    evaluator: SelectorEvaluator = None  # type: ignore[assignment]
     #: when set, ResourceSlices come from here instead of ``slices``, read only when a path needs
     #: them: ``slice_source(None)`` every slice, ``slice_source(driver)`` that driver's (a field
     #: selector on a live cluster). Every slice is asked for first when it is needed at all, so
@@ -51,6 +52,8 @@ class ChargeInputs:
     slice_source: Callable[[str | None], list[dict[str, Any]]] | None = None
 
     def __post_init__(self) -> None:
+        if self.evaluator is None:
+            self.evaluator = SelectorEvaluator(self.semantics.cel_dialect)
         self.classes_by_name = {dc["metadata"]["name"]: dc for dc in self.device_classes}
         self._pools_by_driver: dict[str, list[Pool]] = {}
 
@@ -463,7 +466,7 @@ class ChargeEngine:
         errors: list[FieldError] = []
         for k, count, dc, selectors in cel_requests:
             rpath = base.child("devices", "requests").index(k)
-            klass = inp.classes_by_name.get(dc)
+            klass = inp.classes_by_name.get(dc) if dc else {}  # no class name: Kueue skips the lookup
             if klass is None:
                 errors.append(FieldError(INTERNAL, str(rpath),
                                          f'failed to get DeviceClass {dc}: {_not_found("DeviceClass", dc)}'))
@@ -574,7 +577,7 @@ class ChargeEngine:
     # -- path C: counters -----------------------------------------------------------------------
     def _class_and_request_selectors(self, dc: str, exactly: dict[str, Any], claim_path: FieldPath,
                                      k: int) -> tuple[list[str], list[str]]:
-        klass = self.inputs.classes_by_name.get(dc)
+        klass = self.inputs.classes_by_name.get(dc) if dc else {}  # no class name: Kueue skips the lookup
         rpath = claim_path.child("devices", "requests").index(k)
         if klass is None:
             raise _Stop("counters", [FieldError(INTERNAL, str(rpath),
