@@ -37,13 +37,13 @@ from ..gates import (
     config_gate_map,
     derive_kueue_gates,
     feature_gates_arg,
-    featuregate_spec,
-    operator_kueue_gates,
 )
+from ..kube.errors import KubeError
 from ..kube.view import ClusterView
 from .config import CONFIG_KEY, CONFIGMAP_NAME, KueueConfig, load_kueue_config
 from .names import OPERATOR_NAMESPACE
 from .mappings import Mapping, parse_mappings
+from .operator_render import expected_render
 
 #: operator minor → the Kueue minor its operand is built from (see the module docstring for 1.5)
 OPERATOR_KUEUE = {"1.1": "0.12", "1.2": "0.14", "1.3": "0.16", "1.4": "0.18", "1.5": "0.20"}
@@ -92,6 +92,9 @@ class KueueInstallation:
     config_gates: dict[str, bool] | None = None  # the featureGates Kueue reads (or the operator writes)
     config_gates_where: str = "featureGates"
     gate_problems: list[str] = field(default_factory=list)
+    #: OpenShift: whether the operator sees OpenShift (``project.openshift.io`` served), so reads
+    #: the FeatureGate; None when unknown or not the operator's installation
+    operator_openshift: bool | None = None
 
     @property
     def openshift(self) -> bool:
@@ -235,13 +238,13 @@ def _effective(view: ClusterView, config: KueueConfig, namespace: str) -> Effect
                            config.mappings, False)
 
 
-def _settings(config: KueueConfig, effective: EffectiveConfig, feature_gate: Obj | None
-              ) -> tuple[dict[str, bool] | None, list[str], str, str]:
+def _settings(config: KueueConfig, effective: EffectiveConfig, feature_gate: Obj | None,
+              operator_openshift: bool | None) -> tuple[dict[str, bool] | None, list[str], str, str]:
     """The featureGates map Kueue reads, its problems, who wrote it, and where it is."""
     if config.kind == "Kueue" and not effective.rendered:  # predict what the operator writes
-        has_counters = any(m.counter_sources for m in config.mappings)
-        return (operator_kueue_gates(featuregate_spec(feature_gate), has_counters), [], "operator",
-                "what the operator writes (from FeatureGate spec.customNoUpgrade)")
+        expected = expected_render({"spec": {"config": config.document}}, feature_gate,
+                                   openshift=operator_openshift is not False)
+        return expected.feature_gates, [], "operator", f"what the operator writes ({expected.why})"
     gates, problems = config_gate_map(effective.document.get("featureGates"))
     if effective.rendered:
         gates = gates or {}
@@ -270,17 +273,32 @@ def installation_of(view: ClusterView, config: KueueConfig, *,
     effective = _effective(view, config, namespace)
     version, source = _version(config, kueue_version)
     operator_version = operator_source = feature_gate = None
+    operator_openshift: bool | None = None
     if _operator_side(config, deployment):
         operator_version, operator_source = _read_operator_version(view, namespace)
         if not version and operator_version and kueue_of_operator(operator_version):
             version, source = kueue_of_operator(operator_version), operator_source
         feature_gate = view.try_get("FeatureGate", "cluster") if view.serves("FeatureGate") else None
-    settings, problems, settings_source, where = _settings(config, effective, feature_gate)
+        operator_openshift = operator_sees_openshift(view, feature_gate)
+    settings, problems, settings_source, where = _settings(config, effective, feature_gate, operator_openshift)
     cli = feature_gates_arg(manager_args(deployment))
     gates = derive_kueue_gates(version, cli=cli, config=settings, config_source=settings_source,
                                config_where=where, problems_in=problems)
     return KueueInstallation(config, effective, deployment, gates, version, source, operator_version,
-                             operator_source, feature_gate, cli, settings, where, problems)
+                             operator_source, feature_gate, cli, settings, where, problems, operator_openshift)
+
+
+def operator_sees_openshift(view: ClusterView, feature_gate: Obj | None) -> bool | None:
+    """The operator reads the FeatureGate only when ``project.openshift.io/v1`` is served; a
+    snapshot has no discovery, so its OpenShift singletons stand for it."""
+    if view.live:
+        try:
+            return "v1" in view.served_versions("project.openshift.io")  # type: ignore[attr-defined]
+        except KubeError:
+            return None
+    if feature_gate is not None:
+        return True
+    return True if view.serves("ClusterVersion") and view.try_get("ClusterVersion", "version") else None
 
 
 def load_installation(view: ClusterView, kueue_namespace: str | None = None, *,

@@ -13,6 +13,7 @@ from datetime import datetime
 from functools import cached_property
 from typing import Any
 
+
 from .. import gates as g
 from ..dra.cel import CelError, SelectorEvaluator, compile_selector
 from ..dra.devices import Pool, ShapeIndex, group_pools

@@ -68,14 +68,14 @@ def free_port() -> int:
 class _Proc:
     """A child process in its own process group, logging to a file."""
 
-    def __init__(self, name: str, argv: list[str], log: Path):
+    def __init__(self, name: str, argv: list[str], log: Path, env: dict[str, str] | None = None):
         self.name = name
         self.log = log
         self._fh = open(log, "wb")
         self._stopped = False
         self.popen = subprocess.Popen(
             argv, stdout=self._fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            preexec_fn=_child_setup,
+            preexec_fn=_child_setup, env=env,
         )
         _LIVE.add(self)
 
