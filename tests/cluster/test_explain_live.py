@@ -139,3 +139,17 @@ def test_limit_range_defaults_and_an_unreadable_limit_range_list(cluster_gates_o
     assert any(f["code"] == "ChargeUnknown" for f in doc["findings"])
     text = run_plugin(c, "explain", "-f", "-", "--as", "no-lr-user", input=yaml.safe_dump(job)).stdout
     assert "unknown" in text and "LimitRanges" in text
+
+
+def test_workloads_at_a_glance_live_equals_offline(cluster_gates_on, loaded):
+    """``explain`` with no TYPE/NAME on the real API server: the same list as offline, sorted like
+    kubectl, and the reader role can read every kind it needs."""
+    snap = loaded("resourceclaimtemplate")
+    live = explain_json(cluster_gates_on, "-n", "team-a")
+    assert live == explain_json(cluster_gates_on, "-n", "team-a", "--from", str(snap))
+    summaries = [d["summary"] for d in live["items"]]
+    assert [s["name"].rsplit("-", 1)[0] for s in summaries] == ["job-batch-infer", "job-train-llm"]
+    assert [s["draCharge"] for s in summaries] == [{"whole-gpus": "1"}, {"whole-gpus": "4"}]
+    assert not live["partial"]
+    as_reader = explain_json(cluster_gates_on, "--cluster-queue", "gpu-cq", "-A", context="reader")
+    assert [d["summary"] for d in as_reader["items"]] == summaries
