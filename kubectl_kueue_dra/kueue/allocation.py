@@ -35,9 +35,16 @@ def _device_index(slices: list[dict[str, Any]]) -> dict[tuple[Any, Any, Any], di
     return index
 
 
-def allocations(pods: list[dict[str, Any]], claims: list[dict[str, Any]],
+def _reserved(claim: dict[str, Any] | None) -> bool | None:
+    """Whether a pod holds the claim (``status.reservedFor``); None when the claim could not be read."""
+    return None if claim is None else bool((claim.get("status") or {}).get("reservedFor"))
+
+
+def allocations(pods: list[dict[str, Any]], claims: list[dict[str, Any]] | None,
                 slices: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    by_name = {c["metadata"]["name"]: c for c in claims}
+    """One entry per allocated device of each pod's claims (or one per claim without an allocation);
+    ``claims`` None (unreadable) leaves ``allocated`` and ``reserved`` None: unknown, not false."""
+    by_name = {c["metadata"]["name"]: c for c in claims or []}
     devices = _device_index(slices)
     out = []
     for pod in sorted(pods, key=lambda p: p["metadata"]["name"]):
@@ -45,9 +52,11 @@ def allocations(pods: list[dict[str, Any]], claims: list[dict[str, Any]],
             claim = by_name.get(claim_name)
             results = ((((claim or {}).get("status") or {}).get("allocation") or {}).get("devices") or {}).get(
                 "results") or []
+            reserved = _reserved(claim) if claims is not None else None
             if not results:
                 out.append({"pod": pod["metadata"]["name"], "claim": claim_name, "podClaim": pod_claim,
-                            "request": None, "device": None, "counters": {}, "allocated": False})
+                            "request": None, "device": None, "counters": {},
+                            "allocated": False if claims is not None else None, "reserved": reserved})
             for r in results:
                 device = devices.get((r.get("driver"), r.get("pool"), r.get("device"))) or {}
                 counters: dict[str, str] = {}
@@ -57,7 +66,7 @@ def allocations(pods: list[dict[str, Any]], claims: list[dict[str, Any]],
                 out.append({"pod": pod["metadata"]["name"], "claim": claim_name, "podClaim": pod_claim,
                             "request": r.get("request"),
                             "device": f"{r.get('driver')}/{r.get('pool')}/{r.get('device')}",
-                            "counters": counters, "allocated": True})
+                            "counters": counters, "allocated": True, "reserved": reserved})
     return out
 
 

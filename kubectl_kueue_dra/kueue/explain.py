@@ -356,8 +356,8 @@ def _allocations(view: ClusterView, subject: Subject, slices: _SliceSource) -> l
     if not any((p.get("spec") or {}).get("resourceClaims") or
                (p.get("status") or {}).get("extendedResourceClaimStatus") for p in pods):
         return []
-    claims: list[dict[str, Any]] = view.try_list("ResourceClaim", subject.namespace) or []
-    drivers = {r.get("driver") for c in claims
+    claims: list[dict[str, Any]] | None = view.try_list("ResourceClaim", subject.namespace)
+    drivers = {r.get("driver") for c in claims or []
                for r in ((((c.get("status") or {}).get("allocation") or {}).get("devices") or {}).get("results") or [])
                if isinstance(r.get("driver"), str)}
     return allocations(pods, claims, slices.for_drivers(drivers))

@@ -74,6 +74,10 @@ def explain_text(doc: dict[str, Any], opts: Any) -> str:
         parts.append("How the device charge is derived:")
         for name, line in lines:
             parts.append(f"  {name}: {_derivation(line, wide)}")
+    claims = _claim_rows(doc.get("allocations") or [])
+    if claims:
+        parts.append("")
+        parts.append(table(["pod", "claim", "request", "device", "allocated", "reserved"], claims, opts.no_headers))
     before = _before_charge_lines(doc)
     if before:
         parts.append("")
@@ -130,3 +134,13 @@ _STEP_TEXT = {"runtimeClassOverhead": "pod overhead", "limitRangeDefault": "defa
 
 def _adjustment_text(a: dict[str, Any]) -> str:
     return f"{a['target']}: {_STEP_TEXT.get(a['step'], a['step'])} {a['resource']}={a['value']} from {a['source']}"
+
+
+def _yes_no(value: bool | None) -> str:
+    return "unknown" if value is None else ("yes" if value else "no")
+
+
+def _claim_rows(allocated: list[dict[str, Any]]) -> list[list[Any]]:
+    """The pods' ResourceClaims and their state (the ``get resourceclaims`` step), one row per device."""
+    return [[a["pod"], a["claim"], a.get("request") or "-", a.get("device") or "-",
+             _yes_no(a.get("allocated")), _yes_no(a.get("reserved"))] for a in allocated]

@@ -44,3 +44,11 @@ def test_allocations_follow_template_direct_and_extended_claims():
 def test_a_claim_the_pod_status_does_not_name_yet_is_left_out():
     pods = [pod("p", [{"name": "gpu", "resourceClaimTemplateName": "t"}])]
     assert allocations(pods, [], [SLICE]) == []
+
+
+def test_unreadable_claims_leave_allocated_and_reserved_unknown():
+    pods = [pod("p-b", [{"name": "direct", "resourceClaimName": "shared"}])]
+    assert [(a["allocated"], a["reserved"]) for a in allocations(pods, None, [SLICE])] == [(None, None)]
+    held = claim("shared")
+    held["status"] = dict(held.get("status") or {}, reservedFor=[{"resource": "pods", "name": "p-b"}])
+    assert [(a["allocated"], a["reserved"]) for a in allocations(pods, [held], [SLICE])] == [(False, True)]
