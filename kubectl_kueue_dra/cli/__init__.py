@@ -187,7 +187,9 @@ def _dispatch(args: list[str]) -> int:
     except UserError as e:
         if verbose:
             logging.getLogger("kubectl_kueue_dra").debug("error detail", exc_info=True)
-        click.echo(f"error: {e}", err=True)
+        from ..render.terminal import safe
+
+        click.echo(safe(f"error: {e}"), err=True)
         return e.exit_code
     except KeyboardInterrupt:
         return 130
@@ -196,7 +198,9 @@ def _dispatch(args: list[str]) -> int:
     except Exception as e:  # noqa: BLE001 — the last line of defence: one line, no traceback
         if verbose:
             raise
-        click.echo(f"error: internal error: {type(e).__name__}: {e} (run with -v for details)", err=True)
+        from ..render.terminal import safe
+
+        click.echo(safe(f"error: internal error: {type(e).__name__}: {e} (run with -v for details)"), err=True)
         return 1
 
 
