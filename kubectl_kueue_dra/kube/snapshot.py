@@ -17,6 +17,7 @@ from collections.abc import Iterator
 import yaml
 
 from ..errors import SnapshotError
+from ..k8s.utf8 import NotUtf8, utf8_text
 from .view import SnapshotView
 
 SUFFIXES = (".yaml", ".yml", ".json")
@@ -72,7 +73,10 @@ def _documents(path: str, compact: Any = None) -> Iterator[Any]:
             data = f.read()
     except OSError as e:
         raise SnapshotError(f"{path}: {e.strerror}") from None
-    text = data.decode("utf-8", "replace")
+    try:
+        text = utf8_text(data)
+    except NotUtf8 as e:
+        raise SnapshotError(f"{path}: {e}") from None
     if path.endswith(".json") or text.lstrip()[:1] in ("{", "["):
         try:
             yield json.loads(text)

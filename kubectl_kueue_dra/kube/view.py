@@ -168,8 +168,21 @@ class LiveView(ClusterView):
                 doc = self.client.get(f"/apis/{group}", _target("get", f"apigroup {group}"))
                 self._groups[group] = [v["version"] for v in doc.get("versions") or []]
             except errors.NotFound:
+                self._check_kubernetes()
                 self._groups[group] = []
         return self._groups[group] or []
+
+    def _check_kubernetes(self) -> None:
+        """An absent API group, or a server that is no Kubernetes API server at all? Every API
+        server serves the core group's discovery at /api."""
+        if "" in self._groups:
+            return
+        try:
+            self.client.get("/api", _target("get", "/api"))
+        except errors.NotFound:
+            raise errors.NotKubernetes(f"not a Kubernetes API server at {self.client.server} (/api answers 404)",
+                                       "check the server URL of the kubeconfig context", status=404) from None
+        self._groups[""] = ["v1"]
 
     def api_version(self, kind: Kind) -> str | None:
         served = self.served_versions(kind.group)
@@ -180,7 +193,11 @@ class LiveView(ClusterView):
 
     def server_version(self) -> Obj | None:
         if self._version is None:
-            self._version = self.client.get("/version", _target("get", "/version"))
+            try:
+                self._version = self.client.get("/version", _target("get", "/version"))
+            except errors.NotFound:
+                self._check_kubernetes()
+                raise
         return self._version
 
     def _path(self, kind: Kind, version: str, namespace: str | None, name: str | None = None) -> str:

@@ -314,3 +314,59 @@ spec:
     assert lines[0] == "What-if: Job team-a/what-if (not submitted)  state WhatIf"
     assert ["main", "3", "whole-gpus", "1", "3", "-"] in [line.split() for line in lines]
     assert "error: LocalQueue team-a/team-a-queue does not exist [LocalQueueMissing]" in lines
+
+
+def test_as_group_without_as_is_a_usage_error():
+    proc = run("classes", "--as-group", "system:masters", "--kubeconfig", "/nonexistent")
+    line = one_line_error(proc, code=2)
+    assert "--as-group needs --as" in line
+
+
+class _NotFoundEverywhere:
+    """An HTTP server that answers 404 to every path (something that is not an API server)."""
+
+    def __enter__(self):
+        import http.server
+        import threading
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                self.send_response(404)
+                self.send_header("Content-Type", "text/plain")
+                self.end_headers()
+                self.wfile.write(b"404 page not found\n")
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.mark.parametrize("command", ["classes", "verify", "version", "map"])
+def test_a_server_answering_404_everywhere_is_not_kubernetes(tmp_path, command):
+    with _NotFoundEverywhere() as url:
+        kc = _kubeconfig(tmp_path, url)
+        proc = run(command, "--kubeconfig", str(kc), "--request-timeout", "5s")
+    assert proc.returncode == 1, proc.stderr
+    assert f"error: not a Kubernetes API server at {url}" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("where", ["kubeconfig", "-f", "--from"])
+def test_non_utf8_bytes_are_one_error_naming_the_file(tmp_path, where):
+    bad = tmp_path / "bad.yaml"
+    bad.write_bytes(b"apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\xff\n")
+    if where == "kubeconfig":
+        proc = run("classes", "--kubeconfig", str(bad))
+    elif where == "-f":
+        proc = run("explain", "-f", str(bad), "--from", str(EXAMPLES / "resourceclaimtemplate"))
+    else:
+        proc = run("classes", "--from", str(bad))
+    line = one_line_error(proc, code=2 if where == "-f" else 1)
+    assert str(bad) in line and "not UTF-8 text (byte 0xff at line 4, column 10)" in line, line
