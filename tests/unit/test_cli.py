@@ -370,3 +370,15 @@ def test_non_utf8_bytes_are_one_error_naming_the_file(tmp_path, where):
         proc = run("classes", "--from", str(bad))
     line = one_line_error(proc, code=2 if where == "-f" else 1)
     assert str(bad) in line and "not UTF-8 text (byte 0xff at line 4, column 10)" in line, line
+
+
+@pytest.mark.parametrize(("metadata", "problem"), [
+    ("oops", "metadata: expected a mapping, got a string"),
+    ("{name: [a]}", "metadata.name: expected a non-empty string, got a list"),
+    ("{name: d, labels: {a: [1]}}", "metadata.labels['a']: expected a string, got a list"),
+])
+def test_an_object_without_a_valid_envelope_is_an_error_naming_file_and_field(tmp_path, metadata, problem):
+    snap = tmp_path / "snap.yaml"
+    snap.write_text(f"apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {metadata}\n")
+    line = one_line_error(run("classes", "--from", str(snap)))
+    assert line.startswith(f"error: {snap}: DeviceClass") and problem in line, line
