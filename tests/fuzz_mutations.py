@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG_KEY = "controller_manager_config.yaml"
+_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 RAW = "@@RAW-BYTES@@"  # a string value replaced by raw bytes when the file is written
 #: ResourceSlices kept per setup: enough for every shape (counters, partitions), small enough to be fast
 SLICES_KEPT = 3
@@ -189,7 +190,7 @@ def write(spec: dict[str, Any], directory: str) -> str:
     if spec["file"] == "json":
         text = json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}, indent=1)
     else:
-        text = yaml.safe_dump_all(objects, allow_unicode=True, sort_keys=False)
+        text = yaml.dump_all(objects, Dumper=_DUMPER, allow_unicode=True, sort_keys=False)
     data = text.encode("utf-8")
     if spec["op"] == "bytes":
         data = data.replace(RAW.encode(), bytes.fromhex(spec["value"]))

@@ -25,8 +25,8 @@ from fuzz_mutations import command_line, mutated, mutations, setups, workloads, 
 from hypothesis import HealthCheck, given, settings
 from output_schema import problems
 
-EXAMPLES = int(os.environ.get("KUEUE_DRA_FUZZ_EXAMPLES", "9000"))
-FACT_EXAMPLES = max(EXAMPLES // 18, 50)
+EXAMPLES = int(os.environ.get("KUEUE_DRA_FUZZ_EXAMPLES", "10000"))
+FACT_EXAMPLES = max(EXAMPLES // 20, 25)
 REGRESSIONS = json.loads((Path(__file__).parent / "fuzz_regressions.json").read_text())
 #: what a terminal could act on: C0 but newline and tab, DEL, C1, and the bidirectional overrides
 UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
