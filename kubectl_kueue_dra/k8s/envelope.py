@@ -1,5 +1,5 @@
 """The envelope every Kubernetes object has — ``apiVersion``, ``kind`` and ``metadata`` with a
-string ``name`` (and ``namespace``), string-to-string ``labels`` and ``annotations`` — as the API
+string ``name`` (and ``namespace``, ``creationTimestamp``), string-to-string ``labels`` and ``annotations`` — as the API
 server guarantees it. Pure.
 
 A live server never serves an object without it; a snapshot file can hold one (edited by hand,
@@ -38,6 +38,9 @@ def envelope_problem(obj: dict[str, Any]) -> str | None:
     namespace = meta.get("namespace")
     if namespace is not None and not isinstance(namespace, str):
         return f"metadata.namespace: expected a string, got {_type(namespace)}"
+    created = meta.get("creationTimestamp")
+    if created is not None and not isinstance(created, str):
+        return f"metadata.creationTimestamp: expected a string, got {_type(created)}"
     return _string_map(meta, "labels") or _string_map(meta, "annotations")
 
 
