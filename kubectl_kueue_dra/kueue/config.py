@@ -70,9 +70,19 @@ def _find_deployment(view: ClusterView, namespace: str | None) -> dict[str, Any]
     if namespace:
         return view.try_get("Deployment", DEPLOYMENT_NAME, namespace)
     found = view.try_list("Deployment", None, field_selector={"metadata.name": DEPLOYMENT_NAME})
-    if found:
-        return found[0]
-    return view.try_get("Deployment", DEPLOYMENT_NAME, DEFAULT_NAMESPACE) if found is None else None
+    if found is None:
+        return view.try_get("Deployment", DEPLOYMENT_NAME, DEFAULT_NAMESPACE)
+    if len(found) <= 1:
+        return found[0] if found else None
+    from .which_kueue import choose, webhook_namespaces
+
+    def has_config(deployment: dict[str, Any]) -> bool:
+        namespace = (deployment.get("metadata") or {}).get("namespace")
+        name = _mounted_configmap(deployment) or CONFIGMAP_NAME
+        return view.try_get("ConfigMap", name, namespace) is not None
+
+    hooks = view.try_list("MutatingWebhookConfiguration") if view.serves("MutatingWebhookConfiguration") else []
+    return choose(found, has_config, webhook_namespaces(hooks), DEFAULT_NAMESPACE, DEPLOYMENT_NAME)
 
 
 def _mounted_configmap(deployment: dict[str, Any] | None) -> str | None:
