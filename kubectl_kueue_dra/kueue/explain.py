@@ -175,14 +175,14 @@ def _queue_part(view: ClusterView, subject: Subject, ctx: KueueContext, result: 
     if cluster_queue is None:
         return None, findings
     world = quota_world(view, cluster_queue)
-    queue_doc = {"localQueue": lq_name, "clusterQueue": cq_name, "cohort": cohort_of(cluster_queue),
-                 "quota": quota_table(world, totals, binary), "verdict": None}
+    rows = quota_table(world, totals, binary)
+    queue_doc: dict[str, Any] = {"localQueue": lq_name, "clusterQueue": cq_name, "cohort": cohort_of(cluster_queue),
+                                 "quota": rows, "verdict": None}
     if wl is not None and not admitted and not result.rejected:
         quota_found, queue_doc["verdict"] = quota_findings(world, [(ps.name, ps.total) for ps in result.podsets],
                                                            binary)
         findings.extend(quota_found)
     if wl is None and not result.rejected:
-        rows = queue_doc["quota"]
         fits = all(r["fits"] for r in rows) and len(rows) == len([n for n, v in totals.items() if v])
         findings.append(finding("info" if fits else "warning", "WhatIfFit",
                                 f"it would {'fit in' if fits else 'not fit in'} ClusterQueue {cq_name} now "
@@ -326,7 +326,8 @@ def _condition_findings(wl: dict[str, Any], result: ChargeResult) -> list[dict[s
                            f"Kueue says: {message} — {cause}", fix, reason=qr.get("reason")))
     elif message:
         out.append(finding("warning", "NotAdmitted", f"Kueue says: {message}", None, reason=qr.get("reason")))
-    if result.message and message and message != result.message and qr.get("reason") in ("Inadmissible", "Misconfigured"):
+    if result.message and message and message != result.message and \
+            qr.get("reason") in ("Inadmissible", "Misconfigured"):
         out.append(finding("warning", "PredictionDiffers",
                            "Kueue's recorded DRA error differs from what this tool predicts now; the cluster "
                            "changed since Kueue evaluated it, or the Kueue version differs", None))
@@ -340,7 +341,8 @@ def _workload_pods(view: ClusterView, subject: Subject) -> list[dict[str, Any]]:
     name = owner["metadata"]["name"]
     if owner.get("kind") == "Pod":
         return [owner]
-    pods: list[dict[str, Any]] = view.try_list("Pod", subject.namespace, label_selector=f"{JOB_NAME_LABEL}={name}") or []
+    pods: list[dict[str, Any]] = view.try_list("Pod", subject.namespace,
+                                               label_selector=f"{JOB_NAME_LABEL}={name}") or []
     return [p for p in pods if any(o.get("uid") == owner["metadata"].get("uid")
                                    for o in (p.get("metadata") or {}).get("ownerReferences") or [])] or pods
 
