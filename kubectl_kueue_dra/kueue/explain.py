@@ -54,7 +54,7 @@ class KueueContext:
 
     config: KueueConfig
     semantics: Semantics
-    version_source: str
+    version_source: str | None  # None: the installation did not say where its version came from
     gate_map: dict[str, bool]
     gates: DRAGates
     findings: list[dict[str, Any]]
