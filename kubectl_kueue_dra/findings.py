@@ -10,3 +10,23 @@ def finding(severity: str, code: str, message: str, fix: str | None = None, **ex
     out: dict[str, Any] = {"severity": severity, "code": code, "message": message, "fix": fix}
     out.update(extra)
     return out
+
+
+def unreadable_findings(view: Any) -> list[dict[str, Any]]:
+    """One finding per list or get of ``view`` that was forbidden; the answer is then partial."""
+    return [finding("warning", "Unreadable", f"{e.message}; the answer below is partial", e.hint)
+            for e in view.unreadable]
+
+
+def config_findings(config: Any, view: Any) -> list[dict[str, Any]]:
+    """What a read command says when Kueue's configuration is missing or invalid."""
+    if config.found and not config.problem:
+        return []
+    if config.problem and config.found:
+        return [finding("error", "KueueConfigInvalid", config.problem,
+                        "fix the Kueue configuration; Kueue will not start with it")]
+    where = "in the snapshot" if not view.live else "in the cluster"
+    return [finding("warning", "KueueConfigNotFound",
+                    f"no Kueue configuration found {where} ({config.problem}); "
+                    "deviceClassMappings are unknown",
+                    "pass --kueue-namespace if Kueue runs elsewhere")]

@@ -25,8 +25,23 @@ ENV = "KUEUE_DRA_STATS"
 
 _path: str | None = os.environ.get(ENV) or None
 _started = time.monotonic()
+_argv: list[str] = sys.argv[1:]
 _clients: list[Any] = []
 _evaluators: list[Any] = []
+_runs = 0
+
+
+def begin(argv: list[str]) -> None:
+    """Start a run's accounting afresh (a process may run the CLI several times, as the tests do):
+    ``$KUEUE_DRA_STATS`` read now, nothing counted yet."""
+    global _path, _started, _argv, _runs
+    _path = os.environ.get(ENV) or None
+    if _runs:  # the first run of a process counts from the import, as a command line run always did
+        _started = time.monotonic()
+    _runs += 1
+    _argv = list(argv)
+    _clients.clear()
+    _evaluators.clear()
 
 
 def enabled() -> bool:
@@ -48,7 +63,7 @@ def track_evaluator(evaluator: Any) -> None:
 def report(exit_code: int | None = None) -> dict[str, Any]:
     calls = [dict(c) for client in _clients for c in client.stats.calls]
     return {
-        "argv": sys.argv[1:],
+        "argv": _argv,
         "exitCode": exit_code,
         "wallSeconds": round(time.monotonic() - _started, 4),
         "maxRssKiB": _max_rss_kib(),

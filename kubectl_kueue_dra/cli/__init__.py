@@ -4,10 +4,15 @@ Subcommand modules are imported only when that command runs, and the ``kubernete
 when a command talks to a cluster, so ``--help`` and ``--version`` start fast.
 """
 
+import contextlib
 import difflib
 import importlib
 import logging
+import os
 import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import IO
 
 import click
 
@@ -17,16 +22,15 @@ from .options import global_options, with_global_options
 
 PROG = "kubectl kueue-dra"
 
-# name -> (module, attribute, one-line help). The help is here so --help needs no imports.
+# name -> (module, attribute). Each command's one-line help is its own ``short_help``; the command
+# modules import only click and their options at the top, so --help stays fast.
 COMMANDS = {
-    "classes": ("classes", "classes", "DeviceClasses, the quota resource each one charges, "
-                                      "matching devices."),
-    "map": ("map", "map_", "deviceClassMappings: show them, and set or remove one safely."),
-    "explain": ("explain", "explain", "What Kueue charges a workload for DRA devices, and why it is "
-                                      "(not) admitted."),
-    "verify": ("verify", "verify", "Check feature gates, DRA driver, mappings and queues: is GPU quota enforced?"),
-    "version": ("version", "version", "Plugin, server and Kueue versions, and where Kueue runs."),
-    "completion": ("completion", "completion", "Shell completion: bash, zsh or fish script, or the kubectl one."),
+    "classes": ("classes", "classes"),
+    "map": ("map", "map_"),
+    "explain": ("explain", "explain"),
+    "verify": ("verify", "verify"),
+    "version": ("version", "version"),
+    "completion": ("completion", "completion"),
 }
 
 EPILOG = """\b
@@ -50,7 +54,7 @@ class LazyGroup(click.Group):
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name not in COMMANDS:
             return None
-        module, attr, _ = COMMANDS[name]
+        module, attr = COMMANDS[name]
         return getattr(importlib.import_module(f"{__package__}.{module}"), attr)
 
     def resolve_command(self, ctx: click.Context, args: list[str]):  # type: ignore[override]
@@ -63,7 +67,10 @@ class LazyGroup(click.Group):
         return super().resolve_command(ctx, args)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            rows.append((name, command.get_short_help_str(limit=200) if command else ""))
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
@@ -83,26 +90,88 @@ def cli(ctx: click.Context) -> None:
     global_options(ctx)
 
 
+@dataclass
+class Environment:
+    """What a run reads and writes besides its arguments: the streams, the environment variables
+    and the working directory (httpie's ``Environment``). ``main(args, Environment(...))`` runs
+    the CLI in this process against them; nothing of one run is seen by the next."""
+
+    stdin: IO[str] = field(default_factory=lambda: sys.stdin)
+    stdout: IO[str] = field(default_factory=lambda: sys.stdout)
+    stderr: IO[str] = field(default_factory=lambda: sys.stderr)
+    vars: dict[str, str] = field(default_factory=lambda: dict(os.environ))
+    cwd: str | None = None
+
+
+class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Debug lines go to the stderr of the run in progress, not the one of the first run."""
+
+    @property  # type: ignore[override]
+    def stream(self) -> IO[str]:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: IO[str]) -> None:
+        pass
+
+
 def _configure_logging() -> None:
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("debug: %(name)s: %(message)s"))
+    """Once per process a handler; every run starts at WARNING again (-v raises it for one run)."""
     logger = logging.getLogger("kubectl_kueue_dra")
-    logger.addHandler(handler)
+    if not any(isinstance(h, _StderrHandler) for h in logger.handlers):
+        handler = _StderrHandler()
+        handler.setFormatter(logging.Formatter("debug: %(name)s: %(message)s"))
+        logger.addHandler(handler)
     logger.setLevel(logging.WARNING)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``kubectl-kueue_dra``: exit codes 0 ok, 1 failure, 2 usage."""
+@contextlib.contextmanager
+def _installed(env: Environment) -> Iterator[None]:
+    """The run sees ``env`` as its streams, os.environ and working directory; all are put back."""
+    saved = sys.stdin, sys.stdout, sys.stderr, dict(os.environ), os.getcwd()
+    sys.stdin, sys.stdout, sys.stderr = env.stdin, env.stdout, env.stderr
+    os.environ.clear()
+    os.environ.update(env.vars)
+    if env.cwd:
+        os.chdir(env.cwd)
+    try:
+        yield
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved[:3]
+        os.environ.clear()
+        os.environ.update(saved[3])
+        os.chdir(saved[4])
+
+
+def main(argv: list[str] | None = None, env: Environment | None = None) -> int:
+    """Entry point of ``kubectl-kueue_dra``: exit codes 0 ok, 1 failure, 2 usage. With ``env``
+    the run reads and writes only that environment (the tests run the CLI in process so)."""
+    if env is None:
+        return _run_once(argv)
+    with _installed(env):
+        return _run_once(argv)
+
+
+def _run_once(argv: list[str] | None) -> int:
+    from .. import stats  # KUEUE_DRA_STATS=PATH: what the run cost, as JSON
+
+    args = sys.argv[1:] if argv is None else list(argv)
+    stats.begin(args)
+    code = _dispatch(args)
+    stats.write(code)
+    return code
+
+
+def _dispatch(args: list[str]) -> int:
     _configure_logging()
     from .completion import completion_request  # __complete (kubectl) and click's completion
 
-    completing = completion_request(sys.argv[1:] if argv is None else argv)
+    completing = completion_request(args)
     if completing is not None:
         return completing
-    verbose = any(a in ("-v", "--verbose") or (a.startswith("-v") and set(a[1:]) == {"v"})
-                  for a in (argv if argv is not None else sys.argv[1:]))
+    verbose = any(a in ("-v", "--verbose") or (a.startswith("-v") and set(a[1:]) == {"v"}) for a in args)
     try:
-        rv = cli.main(args=argv, prog_name=PROG, standalone_mode=False)
+        rv = cli.main(args=args, prog_name=PROG, standalone_mode=False)
         return rv if isinstance(rv, int) else 0
     except click.exceptions.NoArgsIsHelpError as e:  # type: ignore[attr-defined]
         click.echo(e.ctx.get_help())
@@ -134,11 +203,7 @@ def main(argv: list[str] | None = None) -> int:
 def run() -> None:
     import gc
 
-    from .. import stats  # KUEUE_DRA_STATS=PATH: what the run cost, as JSON
-
     # One short run that builds a million small dicts from JSON and frees them at exit: the cyclic
     # collector only re-scans them (3x slower parsing at 1,000 nodes; docs/performance.md).
     gc.disable()
-    code = main()
-    stats.write(code)
-    sys.exit(code)
+    sys.exit(main())

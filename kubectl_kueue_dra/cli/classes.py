@@ -1,16 +1,13 @@
 """``classes``: DeviceClasses, the quota resource each one charges, and the devices they match."""
 
-from typing import Any
-
 import click
 
-from ..errors import UserError
-from .common import KUEUE_NAMESPACE_OPTION, config_findings, unreadable_findings
+from .common import KUEUE_NAMESPACE_OPTION
 from .context import open_view
-from .options import global_options, with_global_options, with_snapshot_option
+from .options import READ_COMMAND, command_options, with_global_options, with_snapshot_option
 
 
-@click.group(invoke_without_command=True, epilog="""\b
+@click.group(invoke_without_command=True, short_help="DeviceClasses, the quota resource each one charges, matching devices.", epilog="""\b
 Examples:
   kubectl kueue-dra classes
   kubectl kueue-dra classes -o wide           # with the CEL selectors
@@ -31,35 +28,13 @@ def classes(ctx: click.Context, kueue_namespace: str | None) -> int:
     """
     if ctx.invoked_subcommand:
         return 0
-    from ..dra.cel import SelectorEvaluator
-    from ..dra.devices import group_pools
-    from ..kueue.classes import classes_report
-    from ..kueue.config import load_kueue_config
+    from ..kueue.classes_service import ClassesRequest, classes_document
     from ..render.classes import classes_text
     from ..render.output import emit
 
-    opts = global_options(ctx)
-    view = open_view(opts)
-    if view.live and not view.serves("DeviceClass"):
-        raise UserError("this cluster does not serve resource.k8s.io (DRA): Kubernetes 1.34+ with "
-                        "DynamicResourceAllocation is needed")
-    device_classes = view.list("DeviceClass")
-    config = load_kueue_config(view, kueue_namespace)
-    cluster_queues = view.try_list("ClusterQueue")
-    slices = view.try_list("ResourceSlice")
-    pools = group_pools(slices) if slices is not None else None
-
-    findings: list[dict[str, Any]] = config_findings(config, view)
-    report = classes_report(device_classes, mappings=config.mappings if config.found else None,
-                            cluster_queues=cluster_queues, pools=pools, evaluator=SelectorEvaluator())
-    findings = unreadable_findings(view) + findings
-    document = {
-        "source": view.source,
-        "kueueConfig": config.target() if config.found else None,
-        "partial": bool(view.unreadable),
-        "deviceClasses": report,
-        "findings": findings,
-    }
+    request = ClassesRequest(kueue_namespace).validate()
+    opts = command_options(ctx, READ_COMMAND)
+    document = classes_document(open_view(opts), request)
     emit(document, opts.output, lambda d: classes_text(d, opts))
     return 0
 

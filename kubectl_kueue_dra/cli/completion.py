@@ -231,7 +231,7 @@ def _source(shell: str) -> str:
     return comp_cls(cli, {}, COMMAND_NAME, COMPLETE_VAR).source()
 
 
-@click.command(epilog="""\b
+@click.command(short_help="Shell completion: bash, zsh or fish script, or the kubectl one.", epilog="""\b
 Examples:
   # kubectl kueue-dra <TAB> (with kubectl's own completion set up): put this on PATH
   kubectl kueue-dra completion kubectl > ~/.krew/bin/kubectl_complete-kueue_dra
@@ -245,7 +245,8 @@ Examples:
 """)
 @click.argument("shell", type=click.Choice(("bash", "zsh", "fish", "kubectl")))
 @with_global_options
-def completion(shell: str) -> int:
+@click.pass_context
+def completion(ctx: click.Context, shell: str) -> int:
     """Print a shell completion script: bash, zsh, fish, or kubectl's.
 
     `kubectl kueue-dra <TAB>` is completed by kubectl itself (1.26+), which runs the completion
@@ -254,5 +255,9 @@ def completion(shell: str) -> int:
     bash|zsh|fish` print scripts that complete the `kubectl-kueue_dra` command directly. Names of
     namespaces, DeviceClasses and workloads are completed from the cluster.
     """
+    from .options import Accepts, command_options
+
+    # it prints a script: no cluster, no snapshot, no output format, no namespace
+    command_options(ctx, Accepts(outputs=(), cluster=False, tables=False, color=False, snapshot=False))
     click.echo(_source(shell), nl=False)
     return 0

@@ -1,38 +1,16 @@
 """``explain``: what Kueue charges a workload, line by line, and why it is (not) admitted."""
 
-import sys
-
 import click
 
-from ..errors import UsageError
-from .common import KUEUE_NAMESPACE_OPTION, unreadable_findings
+from .common import KUEUE_NAMESPACE_OPTION
 from .context import open_view
-from .options import global_options, with_global_options, with_snapshot_option
+from .options import Accepts, command_options, with_global_options, with_snapshot_option
+
+ACCEPTS = Accepts(namespace=True, all_namespaces=True)
 
 
-def _read_manifest(path: str) -> dict:
-    import yaml
-
-    try:
-        text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
-    except OSError as e:
-        raise UsageError(f"-f {path}: {e.strerror}") from None
-    try:
-        docs = [d for d in yaml.safe_load_all(text) if d]
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f":{mark.line + 1}" if mark else ""
-        raise UsageError(f"-f {path}{where}: malformed YAML: {getattr(e, 'problem', None) or e}") from None
-    workloads = [d for d in docs if isinstance(d, dict) and d.get("kind") in ("Job", "Pod", "JobSet", "Workload")]
-    if not workloads:
-        kinds = ", ".join(sorted({str(d.get("kind")) for d in docs if isinstance(d, dict)})) or "nothing"
-        raise UsageError(f"-f {path}: no Job, Pod, JobSet or Workload in it (found {kinds})")
-    if len(workloads) > 1:
-        raise UsageError(f"-f {path}: {len(workloads)} workloads in one file", "explain one at a time")
-    return workloads[0]
-
-
-@click.command(epilog="""\b
+@click.command(short_help="What Kueue charges a workload for DRA devices, and why it is (not) admitted.",
+               epilog="""\b
 Examples:
   kubectl kueue-dra explain job/train -n team-a
   kubectl kueue-dra explain job/train -A            # whichever namespace it is in
@@ -54,32 +32,13 @@ def explain(ctx: click.Context, reference: str | None, filename: str | None, kue
     Re-derives the charge from claims → DeviceClasses → mappings → ResourceSlice counters the way
     Kueue does, compares it with what Kueue recorded, and checks the queue path.
     """
-    from ..kube.refs import parse_ref
-    from ..kueue.explain import Settings, explain as run_explain
-    from ..kueue.subject import resolve, resolve_in_all_namespaces, subject_from_manifest
+    from ..kueue.explain_request import ExplainRequest, explain_document
     from ..render.explain import explain_text
     from ..render.output import emit
 
-    if bool(reference) == bool(filename):
-        raise UsageError("give either TYPE/NAME or -f FILE", "e.g. explain job/train, or explain -f job.yaml")
-    if kueue_version:
-        from ..kueue.semantics import parse_version
-
-        if parse_version(kueue_version) is None:
-            raise UsageError(f'invalid --kueue-version "{kueue_version}"', "use e.g. 0.19.2")
-    opts = global_options(ctx)
-    ref = parse_ref(reference) if reference else None
-    manifest = _read_manifest(filename) if filename else None
-    view = open_view(opts)
-    namespace = opts.namespace or view.default_namespace
-    if ref and opts.all_namespaces:
-        subject = resolve_in_all_namespaces(view, ref)
-    elif ref:
-        subject = resolve(view, ref, namespace)
-    else:
-        subject = subject_from_manifest(manifest, namespace)
-    document = run_explain(view, subject, Settings(kueue_version, kueue_namespace))
-    document["findings"] = unreadable_findings(view) + document["findings"]
-    document["partial"] = bool(view.unreadable)
+    opts = command_options(ctx, ACCEPTS)
+    request = ExplainRequest(reference, filename, kueue_version, kueue_namespace, opts.namespace,
+                             opts.all_namespaces).validate()
+    document = explain_document(open_view(opts), request)
     emit(document, opts.output, lambda d: explain_text(d, opts))
     return 0

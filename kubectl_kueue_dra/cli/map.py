@@ -6,10 +6,10 @@ from typing import Any
 
 import click
 
-from ..errors import UsageError, UserError
-from .common import KUEUE_NAMESPACE_OPTION, unreadable_findings
+from ..errors import UserError
+from .common import KUEUE_NAMESPACE_OPTION
 from .context import open_view
-from .options import global_options, parse_timeout, with_global_options, with_snapshot_option
+from .options import CHANGE_COMMAND, READ_COMMAND, command_options, with_global_options, with_snapshot_option
 
 DRY_RUN_OPTION = click.option(
     "--dry-run", type=click.Choice(("none", "client", "server")), default="none", is_flag=False,
@@ -33,7 +33,8 @@ def _group_param(ctx: click.Context, name: str) -> Any:
     return parent.params.get(name) if parent is not None else None
 
 
-@click.group("map", invoke_without_command=True, epilog="""\b
+@click.group("map", invoke_without_command=True,
+             short_help="deviceClassMappings: show them, and set or remove one safely.", epilog="""\b
 Examples:
   kubectl kueue-dra map
   kubectl kueue-dra map -o wide                     # with the CEL selectors
@@ -59,53 +60,25 @@ def map_(ctx: click.Context, kueue_namespace: str | None) -> int:
     """
     if ctx.invoked_subcommand:
         return 0
-    from ..kueue.config import load_kueue_config
-    from ..kueue.map_report import map_report
+    from ..kueue.map_show import MapRequest, show_mappings
     from ..render.map import map_text
     from ..render.output import emit
-    from .map_change import find_target, target_facts
 
-    opts = global_options(ctx)
-    view = open_view(opts)
-    config = find_target_readonly(view, kueue_namespace, load_kueue_config, find_target)
-    facts = target_facts(view, config, None)
-    slices = view.try_list("ResourceSlice") if any(m.sources for m in config.mappings) else []
-    mappings, findings = map_report(
-        config.mappings, device_classes=view.try_list("DeviceClass"),
-        cluster_queues=view.try_list("ClusterQueue"), slices=slices)
-    document = {
-        "source": view.source,
-        "target": config.target(),
-        "kueueVersion": facts.kueue_version,
-        "partial": bool(view.unreadable),
-        "mappings": mappings,
-        "findings": unreadable_findings(view) + findings,
-    }
+    request = MapRequest(kueue_namespace).validate()
+    opts = command_options(ctx, READ_COMMAND)
+    document = show_mappings(open_view(opts), request)
     emit(document, opts.output, lambda d: map_text(d, opts))
     return 0
 
 
-def find_target_readonly(view: Any, kueue_namespace: str | None, load: Any, find: Any) -> Any:
-    """The configuration to show; reading never refuses an operator-managed ConfigMap."""
-    config = load(view, kueue_namespace)
-    if config.found and not config.problem:
-        return config
-    return find(view, kueue_namespace)  # raises the same one-line errors as a change would
-
-
-def _change(ctx: click.Context, action: str, name: str, edit: Any, dry_run: str,
-            kueue_namespace: str | None, kueue_version: str | None, restart: bool,
-            timeout: str) -> int:
+def _change(ctx: click.Context, request: Any) -> int:
+    from ..kueue.map_change import apply_change
     from ..render.map import change_text
     from ..render.output import emit
-    from .map_change import ChangeRequest, apply_change
 
-    opts = global_options(ctx)
-    if restart and dry_run != "none":
-        raise UsageError("--restart cannot be combined with --dry-run")
-    request = ChangeRequest(action, name, edit, dry_run,
-                            kueue_namespace or _group_param(ctx, "kueue_namespace"),
-                            kueue_version, restart, parse_timeout(timeout))
+    request.kueue_namespace = request.kueue_namespace or _group_param(ctx, "kueue_namespace")
+    request.validate()
+    opts = command_options(ctx, CHANGE_COMMAND)
     view = open_view(opts)
     try:
         document, late_error = apply_change(view, request)
@@ -129,24 +102,6 @@ def _emit_refusal(e: Any, opts: Any) -> None:
     emit({"changed": False, "written": False,
           "findings": [finding("error", v.rule, v.text, v.fix) for v in e.violations]},
          opts.output, lambda d: "")
-
-
-def _source(counter: str | None, capacity: str | None, driver: str | None,
-            selector: str | None) -> list[Any]:
-    from ..kueue.mappings import Source
-
-    if counter and capacity:
-        raise UsageError("--counter and --capacity are exclusive: one source per mapping")
-    kind, source_name = ("counter", counter) if counter else ("capacity", capacity)
-    if not source_name:
-        if driver or selector:
-            raise UsageError("--driver and --selector describe a source: give --counter NAME or "
-                             "--capacity NAME with them")
-        return []
-    if not driver or not selector:
-        raise UsageError(f"--{kind} needs --driver DRIVER and --selector CEL (e.g. "
-                         "\"device.driver == 'gpu.nvidia.com'\")")
-    return [Source(kind, source_name, driver, selector)]
 
 
 @map_.command("set", epilog="""\b
@@ -187,13 +142,10 @@ def set_(ctx: click.Context, name: str, device_classes: tuple[str, ...], counter
     With --from and --dry-run=client the change is computed against a snapshot, to be reviewed
     before anyone touches the cluster.
     """
-    from ..kueue.mapping_edits import set_mapping
+    from ..kueue.map_change import ChangeRequest
 
-    sources = _source(counter, capacity, driver, selector)
-    classes = list(dict.fromkeys(device_classes))
-    return _change(ctx, "set", name,
-                   lambda raw, dialect: set_mapping(raw, name, classes, sources, dialect),
-                   dry_run, kueue_namespace, kueue_version, restart, timeout)
+    return _change(ctx, ChangeRequest("set", name, list(device_classes), counter, capacity, driver, selector,
+                                      dry_run, kueue_namespace, kueue_version, restart, timeout))
 
 
 @map_.command("remove", epilog="""\b
@@ -220,9 +172,8 @@ def remove(ctx: click.Context, name: str, device_classes: tuple[str, ...], dry_r
     Removing the last mapping removes resources from the configuration (an empty list is
     rejected by the operator CRD).
     """
-    from ..kueue.mapping_edits import remove_mapping
+    from ..kueue.map_change import ChangeRequest
 
-    classes = list(dict.fromkeys(device_classes))
-    return _change(ctx, "remove", name,
-                   lambda raw, dialect: remove_mapping(raw, name, classes or None),
-                   dry_run, kueue_namespace, kueue_version, restart, timeout)
+    return _change(ctx, ChangeRequest("remove", name, list(device_classes), dry_run=dry_run,
+                                      kueue_namespace=kueue_namespace, kueue_version=kueue_version,
+                                      restart=restart, timeout=timeout))

@@ -7,13 +7,14 @@ value in one ``GlobalOptions`` object on the root context (a value given after t
 """
 
 import logging
-import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import click
 
 from ..errors import UsageError
+from ..k8s.duration import duration
 from ..render.output import FORMATS, Style
 
 DEFAULT_TIMEOUT = 30.0
@@ -33,36 +34,83 @@ class GlobalOptions:
     color: str = "auto"
     verbose: int = 0
     from_path: str | None = None
+    given: set[str] = field(default_factory=set)  # the flags given on the command line
+
+    def check(self, command: str, accepts: "Accepts") -> "GlobalOptions":
+        """A usage error (exit 2) for a global flag that does nothing for ``command``."""
+        unused = [name for name in _FLAG_NAMES if name in self.given and not accepts.takes(name, self)]
+        if unused:
+            flag = _FLAG_NAMES[unused[0]]
+            what = f"-o {self.output}" if unused[0] == "output" else flag
+            raise UsageError(f"{what} does nothing for {command}", accepts.hint(unused[0], command))
+        return self
 
     @property
     def style(self) -> Style:
         return Style(self.color)
 
 
+CONNECTION = ("kubeconfig", "context", "as_user", "as_groups", "request_timeout")
+_FLAG_NAMES = {"kubeconfig": "--kubeconfig", "context": "--context", "namespace": "-n/--namespace",
+               "all_namespaces": "-A/--all-namespaces", "as_user": "--as", "as_groups": "--as-group",
+               "request_timeout": "--request-timeout", "output": "-o/--output", "no_headers": "--no-headers",
+               "color": "--color", "from_path": "--from"}
+
+
+@dataclass(frozen=True)
+class Accepts:
+    """The global flags a command acts on; every command takes -v."""
+
+    outputs: tuple[str, ...] = FORMATS
+    namespace: bool = False
+    all_namespaces: bool = False
+    cluster: bool = True  # the connection flags (--kubeconfig, --context, --as, ...)
+    tables: bool = True  # --no-headers
+    color: bool = True
+    snapshot: bool = True  # --from
+
+    def takes(self, name: str, opts: "GlobalOptions") -> bool:
+        if name == "output":
+            return opts.output in self.outputs
+        if name in CONNECTION:
+            return self.cluster
+        return bool({"namespace": self.namespace, "all_namespaces": self.all_namespaces,
+                     "no_headers": self.tables, "color": self.color, "from_path": self.snapshot}.get(name))
+
+    def hint(self, name: str, command: str) -> str | None:
+        if name == "output":
+            return f"{command} prints {', '.join(self.outputs)}" if self.outputs else None
+        return None
+
+
+#: classes, map, verify: cluster-wide reads, every output format
+READ_COMMAND = Accepts()
+#: changes (map set/remove, classes set-extended-resource): a summary and a diff, no tables
+CHANGE_COMMAND = Accepts(outputs=("table", "json", "yaml"), tables=False)
+
+
 def parse_timeout(value: str) -> float:
-    """kubectl's --request-timeout: a bare number is seconds; units ms, s, m, h; 0 = our default."""
-    text = value.strip()
-    if re.fullmatch(r"\d+(\.\d+)?", text):
-        seconds = float(text)
-    else:
-        parts = re.findall(r"(\d+(?:\.\d+)?)(ms|s|m|h)", text)
-        if not parts or "".join(a + b for a, b in parts) != text:
-            raise UsageError(f'invalid --request-timeout "{value}"', 'use e.g. "10s", "1m" or "500ms"')
-        scale = {"ms": 0.001, "s": 1, "m": 60, "h": 3600}
-        seconds = sum(float(a) * scale[b] for a, b in parts)
-    return seconds if seconds > 0 else DEFAULT_TIMEOUT
+    """--request-timeout (kubectl's duration syntax; 0 means the default)."""
+    return duration(value, "--request-timeout", DEFAULT_TIMEOUT)
 
 
 def global_options(ctx: click.Context) -> GlobalOptions:
     root = ctx.find_root()
-    return root.meta.setdefault("kueue_dra.options", GlobalOptions())
+    opts: GlobalOptions = root.meta.setdefault("kueue_dra.options", GlobalOptions())
+    return opts
 
 
-def _store(attr: str, convert: Callable[[Any], Any] | None = None) -> Callable:
+def command_options(ctx: click.Context, accepts: Accepts) -> GlobalOptions:
+    """The global options, refusing those the command does not act on."""
+    return global_options(ctx).check(ctx.command_path.split(" ", 2)[-1] if ctx.command_path else "", accepts)
+
+
+def _store(attr: str, convert: Callable[[Any], Any] | None = None) -> Callable[..., Any]:
     def callback(ctx: click.Context, param: click.Parameter, value: Any) -> None:
         if value is None or value == () or value is False:
             return
         opts = global_options(ctx)
+        opts.given.add(attr)
         if attr == "as_groups":
             opts.as_groups.extend(value)
         elif attr == "verbose":
@@ -77,7 +125,7 @@ def _timeout(value: str) -> float:
     return parse_timeout(value)
 
 
-_OPTIONS: list[Callable] = [
+_OPTIONS: list[Callable[..., Any]] = [
     click.option("--kubeconfig", metavar="PATH", expose_value=False, callback=_store("kubeconfig"),
                  help="Kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)."),
     click.option("--context", metavar="NAME", expose_value=False, callback=_store("context"),
@@ -109,11 +157,11 @@ FROM_OPTION = click.option(
          "instead of the cluster.")
 
 
-def with_global_options(f: Callable) -> Callable:
+def with_global_options(f: Callable[..., Any]) -> Callable[..., Any]:
     for option in reversed(_OPTIONS):
         f = option(f)
     return f
 
 
-def with_snapshot_option(f: Callable) -> Callable:
+def with_snapshot_option(f: Callable[..., Any]) -> Callable[..., Any]:
     return FROM_OPTION(f)

@@ -2,23 +2,13 @@
 
 import click
 
-from ..errors import UsageError, UserError
 from .common import KUEUE_NAMESPACE_OPTION
 from .context import open_view
-from .options import global_options, with_global_options, with_snapshot_option
-
-PATH_CHOICES = ("claims", "extended", "partitionable")
+from .options import READ_COMMAND, command_options, with_global_options, with_snapshot_option
 
 
-def parse_paths(values: tuple[str, ...]) -> list[str]:
-    paths = [p.strip() for v in values for p in v.split(",") if p.strip()]
-    bad = [p for p in paths if p not in PATH_CHOICES]
-    if bad:
-        raise UsageError(f'invalid --path "{bad[0]}"', f"use one of {', '.join(PATH_CHOICES)}")
-    return list(dict.fromkeys(paths))
-
-
-@click.command(epilog="""\b
+@click.command(short_help="Check feature gates, DRA driver, mappings and queues: is GPU quota enforced?",
+               epilog="""\b
 Examples:
   kubectl kueue-dra verify
   kubectl kueue-dra verify --path partitionable     # only what MIG/counter quota needs
@@ -46,19 +36,13 @@ def verify(ctx: click.Context, paths: tuple[str, ...], no_probe: bool, kueue_nam
     """
     from ..render.output import emit
     from ..render.verify import verify_text
-    from ..verify.facts import LISTED, gather
-    from ..verify.run import document, failed, run_checks
+    from ..verify.request import VerifyRequest
+    from ..verify.request import verify as run_verify
 
-    selected = parse_paths(paths)
-    opts = global_options(ctx)
-    view = open_view(opts)
-    facts = gather(view, kueue_namespace, probe=not no_probe)
-    checks = run_checks(facts, selected or None)
-    doc = document(facts, checks)
-    emit(doc, opts.output, lambda d: verify_text(d, opts))
-    forbidden = [facts.unreadable[k] for k in LISTED if k in facts.unreadable and view.live]
-    if len(forbidden) == len(LISTED):
-        denied = next(e for e in facts.forbidden)
-        raise UserError(f"{denied.message}, and the same for every other object verify reads: nothing could "
-                        "be checked", denied.hint)
-    return 1 if failed(checks) else 0
+    request = VerifyRequest(list(paths), not no_probe, kueue_namespace).validate()
+    opts = command_options(ctx, READ_COMMAND)
+    document, failed, error = run_verify(open_view(opts), request)
+    emit(document, opts.output, lambda d: verify_text(d, opts))
+    if error is not None:
+        raise error
+    return 1 if failed else 0

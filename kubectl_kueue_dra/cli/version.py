@@ -9,10 +9,12 @@ from typing import Any
 import click
 
 from .. import __version__
-from ..errors import UserError
 from .common import KUEUE_NAMESPACE_OPTION
 from .context import open_view
-from .options import global_options, with_global_options, with_snapshot_option
+from .options import Accepts, command_options, with_global_options, with_snapshot_option
+
+#: version prints lines or a document: no tables, no colour, cluster-wide
+ACCEPTS = Accepts(outputs=("table", "json", "yaml"), tables=False, color=False)
 
 
 def client_version() -> dict[str, Any]:
@@ -27,48 +29,7 @@ def client_version() -> dict[str, Any]:
     }
 
 
-def _manager_image(deployment: dict[str, Any] | None) -> str | None:
-    containers = ((((deployment or {}).get("spec") or {}).get("template") or {}).get("spec") or {}).get(
-        "containers") or []
-    manager = next((c for c in containers if c.get("name") == "manager"), containers[0] if containers else None)
-    return (manager or {}).get("image")
-
-
-def _operator_version(view: Any, namespace: str | None) -> str | None:
-    """On OpenShift the image is pinned by digest: the operator's CSV carries the version."""
-    if not namespace or not view.serves("ClusterServiceVersion"):
-        return None
-    for csv in view.try_list("ClusterServiceVersion", namespace) or []:
-        name = (csv.get("metadata") or {}).get("name") or ""
-        if name.startswith("kueue-operator") or name.startswith("kueue"):
-            return (csv.get("spec") or {}).get("version")
-    return None
-
-
-def kueue_version(view: Any, kueue_namespace: str | None) -> dict[str, Any]:
-    """Kueue's version (from the controller image tag, else the operator's CSV), the controller
-    Deployment and where the configuration lives (the same lookup every command uses)."""
-    from ..kueue.config import load_kueue_config
-
-    config = load_kueue_config(view, kueue_namespace)
-    deployment = config.deployment
-    meta = (deployment or {}).get("metadata") or {}
-    version, source = config.version, "image tag" if config.version else None
-    if version is None and deployment is not None:
-        version = _operator_version(view, meta.get("namespace"))
-        source = "operator ClusterServiceVersion" if version else None
-    return {
-        "version": version,
-        "versionSource": source,
-        "image": _manager_image(deployment),
-        "deployment": {"namespace": meta.get("namespace"), "name": meta.get("name")} if deployment else None,
-        "config": config.target() if config.found else None,
-        "configDescription": config.describe(),
-        "problem": None if config.found and not config.problem else config.problem,
-    }
-
-
-@click.command(epilog="""\b
+@click.command(short_help="Plugin, server and Kueue versions, and where Kueue runs.", epilog="""\b
 Examples:
   kubectl kueue-dra version
   kubectl kueue-dra version --client        # no cluster access
@@ -84,23 +45,16 @@ def version(ctx: click.Context, client_only: bool, kueue_namespace: str | None) 
     """Plugin version, server version, and the Kueue version and where Kueue runs.
 
     The Kueue version comes from the tag of the kueue-controller-manager image (on OpenShift,
-    from the Kueue operator's ClusterServiceVersion when the image is pinned by digest).
+    from the Kueue operator's ClusterServiceVersion, or the operator Deployment's OLM labels, when
+    the image is pinned by digest).
     """
+    from ..kueue.version_info import VersionRequest, version_document
     from ..render.output import emit
     from ..render.version import version_text
 
-    opts = global_options(ctx)
-    document: dict[str, Any] = {"clientVersion": client_version()}
-    error: UserError | None = None
-    if not client_only:
-        document.update(serverVersion=None, kueue=None)
-        try:
-            view = open_view(opts)
-            document["source"] = view.source or f"snapshot {opts.from_path}"
-            document["serverVersion"] = view.server_version()
-            document["kueue"] = kueue_version(view, kueue_namespace)
-        except UserError as e:  # the client part is still worth printing, as kubectl does
-            error = e
+    request = VersionRequest(client_only, kueue_namespace).validate()
+    opts = command_options(ctx, ACCEPTS)
+    document, error = version_document(request, client_version(), lambda: open_view(opts), opts.from_path)
     emit(document, opts.output, version_text)
     if error is not None:
         raise error

@@ -17,7 +17,7 @@ strongest first (``METHODS``):
 
 Kueue gates come from the Deployment's ``--feature-gates`` flag, else the Configuration's
 ``featureGates`` map, else the defaults of the Kueue version. On OpenShift the operator writes
-that map itself, from FeatureGate ``spec`` only (``operator_kueue_gates``), which is why a gate
+that map itself, from FeatureGate ``spec`` only (``kueue/operator_render.py``), which is why a gate
 turned on another way is not seen (``operator_detection_gaps``).
 
 Modules: ``model`` (evidence, states, precedence), ``kubernetes`` (defaults per version,

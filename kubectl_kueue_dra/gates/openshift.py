@@ -97,21 +97,6 @@ def featuregate_spec_evidence(gate: str, spec: FeatureGateSpec | None) -> Eviden
                     f"FeatureGate spec.featureSet is {spec.feature_set or 'Default'}; the spec does not say")
 
 
-def operator_kueue_gates(spec: FeatureGateSpec | None, has_counter_sources: bool) -> dict[str, bool]:
-    """What the OpenShift Kueue operator writes into Kueue's featureGates (research
-    openshift-kueue-operator.md §2.3): it reads FeatureGate *spec* only, and only with
-    CustomNoUpgrade; only true entries are written."""
-    gates: dict[str, bool] = {}
-    if spec is None or not spec.custom:
-        return gates
-    if DRA_EXTENDED in spec.enabled:
-        gates[KUEUE_EXTENDED] = True
-    if DRA_PARTITIONABLE in spec.enabled and has_counter_sources:
-        gates[KUEUE_PARTITIONABLE] = True
-    return gates
-
-
-
 @dataclass(frozen=True)
 class DetectionGap:
     gate: str  # the Kubernetes gate

@@ -3,7 +3,8 @@
 Two places, tried in this order:
   * OpenShift: the cluster-scoped ``kueues.kueue.openshift.io`` named ``cluster``; mappings in
     ``spec.config.resources.deviceClassMappings``. The operator renders it into a ConfigMap that it
-    owns and overwrites, so the CR is the source of truth.
+    owns and overwrites, so the CR is the source of truth; that Kueue runs in the operator's
+    namespace (``openshift-kueue-operator``).
   * Upstream: ConfigMap ``kueue-manager-config`` (key ``controller_manager_config.yaml``) in the
     namespace of Deployment ``kueue-controller-manager`` (``kueue-system`` by default); when the
     Deployment mounts a differently named ConfigMap (Helm release names), that one.
@@ -17,6 +18,7 @@ import yaml
 
 from ..kube.view import ClusterView
 from .mappings import Mapping, parse_mappings
+from .names import OPERATOR_NAMESPACE
 
 OPENSHIFT_CR_NAME = "cluster"
 DEPLOYMENT_NAME = "kueue-controller-manager"
@@ -86,13 +88,14 @@ def _mounted_configmap(deployment: dict[str, Any] | None) -> str | None:
 def load_kueue_config(view: ClusterView, kueue_namespace: str | None = None) -> KueueConfig:
     """Locate and parse Kueue's configuration. Never raises for a missing or unreadable config:
     the reason is in ``problem`` (a 403 is also recorded in ``view.unreadable``)."""
-    deployment = _find_deployment(view, kueue_namespace)
     if kueue_namespace is None and view.serves("Kueue"):
         cr = view.try_get("Kueue", OPENSHIFT_CR_NAME)
-        if cr is not None:
+        if cr is not None:  # the operator runs the Kueue it manages in its own namespace
             config = ((cr.get("spec") or {}).get("config")) or {}
             mappings = parse_mappings((config.get("resources") or {}).get("deviceClassMappings"))
-            return KueueConfig("Kueue", OPENSHIFT_CR_NAME, None, config, mappings, deployment)
+            return KueueConfig("Kueue", OPENSHIFT_CR_NAME, None, config, mappings,
+                               view.try_get("Deployment", DEPLOYMENT_NAME, OPERATOR_NAMESPACE))
+    deployment = _find_deployment(view, kueue_namespace)
 
     namespace = kueue_namespace or ((deployment or {}).get("metadata") or {}).get("namespace") \
         or DEFAULT_NAMESPACE

@@ -218,7 +218,8 @@ def queue_findings(path: QueuePath, totals: dict[str, int], namespace: str) -> l
     if spec.get("stopPolicy") in ("Hold", "HoldAndDrain"):
         out.append(finding("error", "ClusterQueueStopped",
                            f"ClusterQueue {cq_name} has stopPolicy {spec['stopPolicy']}: it admits nothing",
-                           f"kubectl patch clusterqueue {cq_name} --type=merge -p '{{\"spec\":{{\"stopPolicy\":\"None\"}}}}'"))
+                           f"kubectl patch clusterqueue {cq_name} --type=merge "
+                           "-p '{\"spec\":{\"stopPolicy\":\"None\"}}'"))
     active = condition(cq, "Active")
     if active and active.get("status") == "False":
         out.append(finding("error", "ClusterQueueInactive",

@@ -10,7 +10,6 @@ from typing import Any
 
 from ..dra.cel import SelectorEvaluator
 from ..findings import finding
-from ..gates.kueue import derive_kueue_gates
 from ..kube.view import ClusterView
 from .allocation import allocations, overcharge
 from .charge import (
@@ -24,7 +23,8 @@ from .charge import (
 from .config import KueueConfig, load_kueue_config
 from .diagnose import QueuePath, cause_of, compare, condition, is_admitted, queue_findings, recorded_usage
 from .explain_inputs import adjust_inputs, gate_on, resource_rules
-from .install import load_kueue_install
+from .installation import KueueInstallation, installation_of
+from .mappings import Mapping
 from .namespaces import OPENSHIFT, namespace_rule
 from .quota import QuotaWorld, quota_findings, quota_table
 from .quota_tree import cohort_of
@@ -62,6 +62,7 @@ class KueueContext:
     #: Kueue's PartialAdmission gate (beta, on by default since 0.5)
     partial_admission: bool = True
     kueue_namespace: str | None = None
+    installation: KueueInstallation | None = None  # the one installation model (kueue/installation)
 
 
 def kueue_context(view: ClusterView, settings: Settings) -> KueueContext:
@@ -72,11 +73,9 @@ def kueue_context(view: ClusterView, settings: Settings) -> KueueContext:
                                 f"Kueue's configuration was not found ({config.problem}): no deviceClassMappings "
                                 "are known, so every ResourceClaimTemplate class counts as unmapped",
                                 "pass --kueue-namespace if Kueue runs elsewhere"))
-    install = load_kueue_install(view, config)
-    version, version_source = settings.kueue_version, "flag"
-    if not version:
-        version, version_source = (install.version, install.version_source or "controller image tag") \
-            if install.version else (DEFAULT_VERSION, "assumed")
+    install = installation_of(view, config, kueue_version=settings.kueue_version)
+    version, version_source = (install.version, install.version_source) if install.version else \
+        (DEFAULT_VERSION, "assumed")
     if version_source == "assumed":
         findings.append(finding("info", "KueueVersionAssumed",
                                 f"Kueue's version could not be read from its Deployment; assuming {DEFAULT_VERSION}",
@@ -85,14 +84,19 @@ def kueue_context(view: ClusterView, settings: Settings) -> KueueContext:
         findings.append(finding("warning", "KueueVersionUnsupported",
                                 f"Kueue {version} is outside the versions this tool re-derives ({SUPPORTED}); "
                                 "the charge below uses the nearest supported semantics", None))
-    kueue_gates = derive_kueue_gates(version, cli=install.cli_gates, config=install.config_gates,
-                                     config_where=install.config_gates_where)
+    kueue_gates = install.gates
     rules, more = resource_rules(config)
     findings.extend(more)
     return KueueContext(config, Semantics.for_version(version), version_source,
                         {name: state.on for name, state in kueue_gates.gates.items()},
                         DRAGates.from_kueue_gates(kueue_gates), findings, rules,
-                        gate_on("PartialAdmission", install.cli_gates, install.config_gates), install.namespace)
+                        gate_on("PartialAdmission", install.cli_gates, install.config_gates), install.namespace,
+                        install)
+
+
+def _mappings(ctx: KueueContext) -> list[Mapping]:
+    """The deviceClassMappings Kueue reads (on OpenShift the ConfigMap the operator rendered)."""
+    return ctx.installation.effective.mappings if ctx.installation else ctx.config.mappings
 
 
 def _charge_inputs(view: ClusterView, ctx: KueueContext, subject: Subject, slices: _SliceSource) -> ChargeInputs:
@@ -100,7 +104,7 @@ def _charge_inputs(view: ClusterView, ctx: KueueContext, subject: Subject, slice
     listed: list[dict[str, Any]] = view.try_list("ResourceClaimTemplate", ns) or []
     templates = {str(t["metadata"]["name"]): t for t in listed}
     return ChargeInputs(
-        namespace=ns, semantics=ctx.semantics, gates=ctx.gates, mappings=ctx.config.mappings,
+        namespace=ns, semantics=ctx.semantics, gates=ctx.gates, mappings=_mappings(ctx),
         device_classes=view.try_list("DeviceClass") or [], claim_templates=templates, slices=[], slice_source=slices,
         resource_slice_api=view.serves("ResourceSlice") if view.live else True,
         evaluator=SelectorEvaluator(ctx.semantics.cel_dialect),
@@ -225,7 +229,7 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
     inputs = _charge_inputs(view, ctx, subject, slices)
     result = ChargeEngine(inputs).compute(subject.podsets)
     binary = inputs.binary_resources() if ctx.semantics.counters_binary_rendering else set()
-    dra_resources = {m.name for m in ctx.config.mappings} | inputs.extended_resource_names()
+    dra_resources = {m.name for m in _mappings(ctx)} | inputs.extended_resource_names()
     podsets_doc, totals = _podsets_doc(result, binary)
 
     findings.extend(_dra_findings(result))
@@ -254,6 +258,7 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
         "kueueVersion": ctx.semantics.version,
         "kueueVersionSource": ctx.version_source,
         "kueueGates": ctx.gate_map,
+        "kueueInstallation": ctx.installation.to_json() if ctx.installation else None,
         "admitted": admitted,
         "state": _state(wl) if wl is not None else "WhatIf",
         "dra": {"processed": result.dra_processed, "failedStep": result.failed_step,

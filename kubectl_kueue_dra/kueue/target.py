@@ -8,32 +8,30 @@ objects already read, returns facts.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from .config import KueueConfig
+from .installation import KueueInstallation
 from .mapping_rules import Rules
 from .mappings import OPERATOR, UPSTREAM
-from ..gates.kueue import config_gate_map, feature_gates_arg, parse_gate_list
 from ..gates.kueue import KUEUE_CONSUMABLE as CC_GATE
 from ..gates.kueue import KUEUE_PARTITIONABLE as PD_GATE
 from ..gates.model import DRA_PARTITIONABLE as K8S_PD_GATE
-from .install import manager_args
-from .names import OPENSHIFT_MANAGED_LABEL
-from .names import OPERATOR_NAMESPACE as OPERATOR_NAMESPACE  # (map_change imports it from here)
+from .names import OPENSHIFT_MANAGED_LABEL, OPERATOR_NAMESPACE
 from .semantics import parse_version
 
 OPERATOR_ANNOTATION = "kueueoperator.kueue.openshift.io/cluster"
-_CSV_NAME = re.compile(r"^kueue-operator\.v(\d+\.\d+\.\d+\S*)$")
+__all__ = ["OPERATOR_NAMESPACE", "TargetFacts", "operator_managed_reason", "target_facts"]
 
 
 @dataclass
 class TargetFacts:
     rules: Rules
-    kueue_version: str | None = None  # "0.19.2", "0.18" (from the operator version), None
+    kueue_version: str | None = None  # the installation's version ("0.19.2", "0.20", None)
     operator_version: str | None = None
     notes: list[str] = field(default_factory=list)  # how the version and gates were decided
+    installation: KueueInstallation | None = None
 
 
 def minor_of(version: str | None) -> int | None:
@@ -41,23 +39,6 @@ def minor_of(version: str | None) -> int | None:
     if parsed is None or parsed[0] != 0:
         return None
     return parsed[1]
-
-
-def operator_version(csvs: list[dict[str, Any]] | None) -> str | None:
-    """The Kueue operator version from its ClusterServiceVersion (``kueue-operator.v1.4.1``)."""
-    for csv in csvs or []:
-        match = _CSV_NAME.match(((csv.get("metadata") or {}).get("name")) or "")
-        if match:
-            return ((csv.get("spec") or {}).get("version")) or match.group(1)
-    return None
-
-
-def operator_kueue_minor(op_version: str | None) -> int | None:
-    """Operator 1.4 ships Kueue 0.18; 1.5 (main) builds on 0.19 and runs a 0.20 pre-release."""
-    parsed = parse_version(op_version) if op_version else None
-    if parsed is None or parsed[0] != 1 or parsed[1] < 4:
-        return None
-    return 18 if parsed[1] == 4 else 19
 
 
 def custom_gate_enabled(featuregate: dict[str, Any] | None, gate: str) -> bool:
@@ -74,54 +55,46 @@ def extended_resource_classes(device_classes: list[dict[str, Any]] | None) -> fr
                      if (dc.get("spec") or {}).get("extendedResourceName"))
 
 
-def operator_facts(*, featuregate: dict[str, Any] | None, csvs: list[dict[str, Any]] | None,
-                   device_classes: list[dict[str, Any]] | None,
-                   version_override: str | None = None) -> TargetFacts:
-    op_version = operator_version(csvs)
-    notes = []
-    if version_override:
-        minor = minor_of(version_override)
-        notes.append(f"Kueue {version_override} (--kueue-version)")
-    else:
-        minor = operator_kueue_minor(op_version)
-        if op_version:
-            notes.append(f"Kueue operator {op_version} (Kueue 0.{minor})" if minor else
-                         f"Kueue operator {op_version}")
-        else:
-            notes.append("Kueue operator version unknown (no readable ClusterServiceVersion)")
-    pd_spec = custom_gate_enabled(featuregate, K8S_PD_GATE)
-    if minor is None:
-        counter_gate = True if pd_spec else None
-    else:
-        counter_gate = pd_spec or minor >= 19
+def _note(inst: KueueInstallation) -> str:
+    if inst.version:
+        return inst.version_text()
+    if inst.openshift:
+        return "Kueue operator version unknown (no readable ClusterServiceVersion)"
+    return "Kueue version unknown (the controller image has no version tag)"
+
+
+def _operator_rules(inst: KueueInstallation, device_classes: list[dict[str, Any]] | None) -> Rules:
+    """Counter sources need the Kueue gate on once they are written: the operator writes it when
+    FeatureGate spec enables DRAPartitionableDevices, else the version's default decides."""
+    minor = minor_of(inst.version)
+    pd_spec = custom_gate_enabled(inst.feature_gate, K8S_PD_GATE)
+    counter_gate = (True if pd_spec else None) if minor is None else (pd_spec or minor >= 19)
     hint = (f"the operator enables {PD_GATE} for Kueue 0.18 only when FeatureGate cluster has "
             f"featureSet CustomNoUpgrade with {K8S_PD_GATE} in spec.customNoUpgrade.enabled")
-    rules = Rules(OPERATOR, minor, counter_gate, False, hint, "", extended_resource_classes(device_classes))
-    return TargetFacts(rules, version_override or (f"0.{minor}" if minor else None), op_version, notes)
+    return Rules(OPERATOR, minor, counter_gate, False, hint, "", extended_resource_classes(device_classes))
 
 
-def upstream_facts(config: KueueConfig, *, device_classes: list[dict[str, Any]] | None,
-                   version_override: str | None = None) -> TargetFacts:
-    version = version_override or config.version
-    minor = minor_of(version)
-    notes = [f"Kueue {version}" + (" (--kueue-version)" if version_override else " (image tag)")
-             if version else "Kueue version unknown (the controller image has no version tag)"]
-    cli = feature_gates_arg(manager_args(config.deployment))  # Kueue ignores featureGates then
-    gates = parse_gate_list(cli)[0] if cli is not None else \
-        (config_gate_map(config.document.get("featureGates"))[0] or {})
+def _upstream_rules(inst: KueueInstallation, device_classes: list[dict[str, Any]] | None) -> Rules:
+    minor = minor_of(inst.version)
     where = "featureGates in the Kueue configuration (or --feature-gates)"
+    pd = inst.gates.gates[PD_GATE]
+    counter_gate: bool | None
     if minor is not None and minor < 18:
-        counter_gate: bool | None = False
+        counter_gate = False
         counter_hint = f"Kueue 0.{minor} has no counter sources; upgrade to 0.18 or later"
     else:
-        default = None if minor is None else minor >= 19
-        counter_gate = gates.get(PD_GATE, default)
+        explicit = pd.learned_from != "kueue-default"
+        counter_gate = pd.on if minor is not None or explicit else None
         counter_hint = f"set {PD_GATE}: true in {where}, then restart Kueue"
-    capacity_gate = gates.get(CC_GATE, False)
-    rules = Rules(UPSTREAM, minor, counter_gate, capacity_gate, counter_hint,
-                  f"set {CC_GATE}: true in {where}, then restart Kueue",
-                  extended_resource_classes(device_classes))
-    return TargetFacts(rules, version, None, notes)
+    return Rules(UPSTREAM, minor, counter_gate, inst.gates.on(CC_GATE), counter_hint,
+                 f"set {CC_GATE}: true in {where}, then restart Kueue",
+                 extended_resource_classes(device_classes))
+
+
+def target_facts(inst: KueueInstallation, device_classes: list[dict[str, Any]] | None) -> TargetFacts:
+    """The rules ``map`` checks a change with, from the one installation model."""
+    rules = (_operator_rules if inst.openshift else _upstream_rules)(inst, device_classes)
+    return TargetFacts(rules, inst.version, inst.operator_version, [_note(inst)], inst)
 
 
 def operator_managed_reason(config: KueueConfig, *, kueue_cr_exists: bool,

@@ -23,12 +23,16 @@ def version_text(doc: dict[str, Any]) -> str:
         lines.append(f"Kueue Version: unknown (image {kueue['image']})")
     else:
         lines.append("Kueue Version: unknown (no kueue-controller-manager Deployment found)")
+    if kueue.get("operatorVersion"):
+        lines.append(f"Kueue Operator Version: {kueue['operatorVersion']}")
     deployment = kueue.get("deployment")
     if deployment:
         lines.append(f"Kueue Controller: Deployment {deployment['namespace']}/{deployment['name']}"
                      + (f" ({kueue['image']})" if kueue.get("image") else ""))
     if kueue.get("config"):
-        lines.append(f"Kueue Config: {kueue.get('configDescription')}")
+        rendered = kueue.get("renderedConfigMap")
+        lines.append(f"Kueue Config: {kueue.get('configDescription')}"
+                     + (f", rendered into ConfigMap {rendered}" if rendered else ""))
     else:
         lines.append(f"Kueue Config: not found ({kueue.get('problem') or 'unknown reason'})")
     return "\n".join(lines)

@@ -13,6 +13,7 @@ from datetime import datetime
 from functools import cached_property
 from typing import Any
 
+
 from .. import gates as g
 from ..dra.cel import CelError, SelectorEvaluator, compile_selector
 from ..dra.devices import Pool, ShapeIndex, group_pools
@@ -20,7 +21,7 @@ from ..kube import errors
 from ..kube.view import ClusterView, LiveView
 from ..kueue.classes import class_selectors
 from ..kueue.config import KueueConfig, load_kueue_config
-from ..kueue.install import KueueInstall, load_kueue_install
+from ..kueue.installation import KueueInstallation, installation_of
 from ..kueue.mappings import Mapping, Source
 from .supply import CounterSupply, counter_supply
 
@@ -34,7 +35,7 @@ class Facts:
     live: bool
     source: str
     config: KueueConfig
-    install: KueueInstall
+    install: KueueInstallation
     lists: dict[str, list[Obj] | None]
     unreadable: dict[str, str]  # kind → why it could not be read
     kueue_served: bool | None
@@ -50,6 +51,7 @@ class Facts:
     forbidden: list[errors.Forbidden] = field(default_factory=list)  # every 403, lists and gets
     config_changed: datetime | None = None  # upstream: the config ConfigMap's last write
     paths: frozenset[str] = frozenset()  # the paths being checked (set by the run)
+    pods: list[Obj] | None = None  # the Kueue controller's pods
     _supplies: dict[Source, CounterSupply] = field(default_factory=dict, repr=False)
 
     # -- convenience -----------------------------------------------------------------------
@@ -159,9 +161,10 @@ def gather(view: ClusterView, kueue_namespace: str | None = None, probe: bool = 
     unreadable: dict[str, str] = {}
     lists = {kind: _read(view, kind, unreadable) for kind in LISTED}
     config = load_kueue_config(view, kueue_namespace)
-    install = load_kueue_install(view, config)
+    install = installation_of(view, config)
 
-    feature_gate = view.try_get("FeatureGate", "cluster") if view.serves("FeatureGate") else None
+    feature_gate = install.feature_gate if install.feature_gate is not None else (
+        view.try_get("FeatureGate", "cluster") if view.serves("FeatureGate") else None)
     cluster_version = view.try_get("ClusterVersion", "version") if view.serves("ClusterVersion") else None
     if cluster_version is None and not view.live and view.serves("ClusterVersion"):
         found = view.list("ClusterVersion")
@@ -211,14 +214,22 @@ def gather(view: ClusterView, kueue_namespace: str | None = None, probe: bool = 
 
     kueue_served = view.serves("ClusterQueue") if view.live else (
         bool(lists["ClusterQueue"] or lists["LocalQueue"]) or config.found or None)
-    kueue_gates = _kueue_gates(install, feature_gate)
+    kueue_gates = install.gates
     changed = None
     if config.kind == "ConfigMap" and config.name:
         cm = view.try_get("ConfigMap", config.name, config.namespace)
         changed = last_write(cm) if cm else None
     return Facts(view.live, view.source, config, install, lists, unreadable, kueue_served, openshift,
                  feature_gate, cluster_version, kueue_cr, server_version, inp, k8s_gates, kueue_gates, probed,
-                 list(view.unreadable), changed)
+                 list(view.unreadable), changed, pods=_controller_pods(view, install))
+
+
+def _controller_pods(view: ClusterView, install: KueueInstallation) -> list[Obj] | None:
+    selector = (((install.deployment or {}).get("spec") or {}).get("selector") or {}).get("matchLabels") or {}
+    if not selector:
+        return None
+    return view.try_list("Pod", install.namespace,
+                         label_selector=",".join(f"{k}={v}" for k, v in sorted(selector.items())))
 
 
 def parse_time(text: str | None) -> datetime | None:
@@ -237,16 +248,3 @@ def last_write(obj: Obj) -> datetime | None:
     times.append(parse_time(meta.get("creationTimestamp")))
     known = [t for t in times if t]
     return max(known) if known else None
-
-
-def _kueue_gates(install: KueueInstall, feature_gate: Obj | None) -> g.KueueGates:
-    config = install.config
-    config_gates, source, where = install.config_gates, "kueue-config", install.config_gates_where
-    if install.openshift and install.rendered_configmap is None:
-        has_counters = any(m.counter_sources for m in config.mappings)
-        config_gates = g.operator_kueue_gates(g.featuregate_spec(feature_gate), has_counters)
-        source = "operator"
-        where = "what the operator writes (from FeatureGate spec.customNoUpgrade)"
-    return g.derive_kueue_gates(install.version, cli=install.cli_gates, config=config_gates,
-                                config_source=source, config_where=where,
-                                problems_in=install.gate_problems)

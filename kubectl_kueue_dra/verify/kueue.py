@@ -6,6 +6,7 @@ from typing import Any
 
 from .. import gates as g
 from ..kueue.config import DEFAULT_NAMESPACE, DEPLOYMENT_NAME
+from ..kueue.operator_render import RECONCILE_COMMAND, expected_render, stale_differences
 from . import fixes
 from .facts import Facts, parse_time
 from .model import CLAIMS, EXTENDED, FAIL, PARTITIONABLE, PASS, SKIP, WARN
@@ -239,9 +240,9 @@ def consumable(f: Facts) -> Result:
        applies=lambda f: f.config.kind == "ConfigMap")
 def config_loaded(f: Facts) -> Result:
     """Upstream Kueue reads deviceClassMappings only at start (the OpenShift operator rolls the pods)."""
-    if f.install.pods is None:
+    if f.pods is None:
         return Result(SKIP, "Kueue's pods could not be read" if f.live else "the snapshot has no Kueue pods")
-    times = [parse_time((p.get("status") or {}).get("startTime")) for p in f.install.pods]
+    times = [parse_time((p.get("status") or {}).get("startTime")) for p in f.pods]
     started = [t for t in times if t is not None]
     if not started:
         return Result(SKIP, "no running Kueue pod found, so when it read its configuration is unknown")
@@ -269,10 +270,47 @@ def operator_status(f: Facts) -> Result:
     if degraded.get("status") == "True":
         message = degraded.get("message") or degraded.get("reason") or "Degraded"
         return Result(FAIL, f"the Kueue CR is Degraded ({degraded.get('reason')}): {message}",
-                      "oc get kueues.kueue.openshift.io cluster -o yaml  # see status.conditions; install "
-                      "what MissingDependencies lists")
+                      _degraded_fix(message), {"degradedReason": degraded.get("reason"), "degradedMessage": message})
     if available.get("status") == "False":
         return Result(FAIL, f"the Kueue CR is not Available ({available.get('reason')}): "
                             f"{available.get('message') or ''}".rstrip(": "),
                       f"oc -n {f.install.namespace or 'openshift-kueue-operator'} get pods")
     return Result(PASS, "the Kueue CR is Available and not Degraded")
+
+
+PD_MISSING = "requires the DRAPartitionableDevices K8s feature gate"
+
+
+def _degraded_fix(message: str) -> str:
+    if PD_MISSING in message:
+        return ("add DRAPartitionableDevices to FeatureGate cluster spec.customNoUpgrade.enabled (featureSet "
+                "CustomNoUpgrade, which cannot be undone), or drop the counter sources (oc kueue-dra map remove "
+                f"NAME, then map set without --counter); then make the operator re-read it: {RECONCILE_COMMAND}")
+    return ("oc get kueues.kueue.openshift.io cluster -o yaml  # see status.conditions; install what "
+            "MissingDependencies lists")
+
+
+@check("openshift-kueue-render", "kueue", applies=lambda f: f.install.openshift)
+def operator_render(f: Facts) -> Result:
+    """The rendered ConfigMap is what the operator would render now from the CR and FeatureGate."""
+    if f.kueue_cr is None:
+        return Result(SKIP, f.unreadable.get("Kueue") or "the Kueue CR cluster was not read")
+    rendered = f.install.effective.document if f.install.effective.rendered else None
+    if rendered is None:
+        return Result(SKIP, f.denied("configmaps") or "the operator's rendered ConfigMap kueue-manager-config was "
+                                                      "not found (the operator has not rendered it yet)")
+    openshift = f.install.operator_openshift if f.install.operator_openshift is not None else f.openshift
+    expected = expected_render(f.kueue_cr, f.feature_gate, openshift=openshift)
+    rendered_gates = dict(rendered.get("featureGates") or {})
+    extra = {"expectedFeatureGates": expected.feature_gates, "renderedFeatureGates": rendered_gates,
+             "gatesFrom": expected.why, "gatesKnown": expected.gates_known}
+    where = f"ConfigMap {f.install.rendered_configmap}"
+    differences = stale_differences(expected, rendered)
+    extra["differences"] = differences
+    if differences:
+        return Result(WARN, f"{where} is stale: " + "; ".join(differences) + ". Kueue runs with what is "
+                            "rendered; the operator re-renders on the next Kueue CR change (it does not watch "
+                            "the FeatureGate) or its 5-minute resync", RECONCILE_COMMAND, extra)
+    gates = ", ".join(f"{k}={str(v).lower()}" for k, v in sorted(rendered_gates.items())) or "none"
+    return Result(PASS, f"{where} is what the operator renders from the Kueue CR and FeatureGate "
+                        f"(featureGates: {gates}; {expected.why})", None, extra)

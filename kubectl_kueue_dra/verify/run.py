@@ -62,10 +62,18 @@ def document(f: Facts, checks: list[Check]) -> dict[str, Any]:
         "summary": summary(checks),
         "checks": [c.to_json() for c in checks],
         "kubernetesGates": [f.k8s_gates[name].to_json() for name in f.k8s_gates],
-        "kueue": dict(f.install.to_json(), **f.kueue_gates.to_json()),
+        "kueue": dict(_install_json(f), **f.kueue_gates.to_json()),
+        "kueueInstallation": f.install.to_json(),
         "probes": f.probed,
         "unreadable": sorted({e.message for e in f.forbidden} | set(f.unreadable.values())),
     }
+
+
+def _install_json(f: Facts) -> dict[str, Any]:
+    i = f.install
+    return {"config": i.config.target() if i.config.found else None,
+            "deployment": i.to_json()["deployment"], "version": i.version, "versionFrom": i.version_source,
+            "operatorVersion": i.operator_version, "renderedConfigMap": i.rendered_configmap}
 
 
 def failed(checks: list[Check]) -> bool:

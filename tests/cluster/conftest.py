@@ -21,8 +21,9 @@ from pathlib import Path
 import pytest
 
 _HERE = str(Path(__file__).resolve().parent)
-if _HERE not in sys.path:  # sibling modules (harness, crds, ...), whatever the import mode
-    sys.path.insert(0, _HERE)
+for _path in (str(Path(_HERE).parent), _HERE):  # tests/ (clirun) and the sibling modules (harness, crds, ...)
+    if _path not in sys.path:
+        sys.path.insert(0, _path)
 
 import controlplane  # noqa: E402
 from harness import GATES_OFF, GATES_ON, Cluster, run_plugin  # noqa: E402,F401

@@ -3,8 +3,9 @@
 The CRD files come from the Go module cache (``go mod download -json MOD@VER``
 downloads a module and prints the directory it was extracted to), except the
 OpenShift Kueue operator's CRD: that module is not served by the Go module
-proxy, so an equivalent is generated from its published API
-(``operator_crd.py``) and written next to the cached binaries.
+proxy, so its published CRD is read from the operator's source archive
+(``../shared/third_party/openshift-kueue-operator-*.tar.xz``, ``bundle/manifests/``),
+unpacked once into the cache (``operator_build.manifests_dir()``).
 
 ``crd_paths()`` is standard library only (``scripts/controlplane crds`` uses
 it). ``load_crds()`` needs PyYAML.
@@ -86,18 +87,13 @@ def crd_paths() -> list[CRDFile]:
 
 
 def operator_crd_path() -> Path:
-    """Write the generated ``kueues.kueue.openshift.io`` CRD (JSON is YAML) and return its path."""
-    import controlplane
-    from operator_crd import kueue_operator_crd
+    """The operator's published ``kueues.kueue.openshift.io`` CRD, from its source archive."""
+    import operator_build
 
-    path = controlplane.cache_root().parent / "crds" / "kueues.kueue.openshift.io.generated.yaml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(kueue_operator_crd(), indent=1)
-    if not path.is_file() or path.read_text() != text:
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(text)
-        tmp.replace(path)
-    return path
+    try:
+        return operator_build.manifests_dir() / operator_build.CRD_FILE
+    except operator_build.BuildError as e:
+        raise CRDError(str(e)) from None
 
 
 def prepare(crd: dict) -> dict:

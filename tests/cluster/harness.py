@@ -68,14 +68,14 @@ def free_port() -> int:
 class _Proc:
     """A child process in its own process group, logging to a file."""
 
-    def __init__(self, name: str, argv: list[str], log: Path):
+    def __init__(self, name: str, argv: list[str], log: Path, env: dict[str, str] | None = None):
         self.name = name
         self.log = log
         self._fh = open(log, "wb")
         self._stopped = False
         self.popen = subprocess.Popen(
             argv, stdout=self._fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            preexec_fn=_child_setup,
+            preexec_fn=_child_setup, env=env,
         )
         _LIVE.add(self)
 
@@ -424,21 +424,24 @@ class Cluster:
         return f"Cluster({self.name!r}, server={self.server!r}, gates={self.feature_gates})"
 
 
-def run_plugin(cluster: Cluster, *args, context: str = "admin", env: dict | None = None,
-               input: str | None = None, timeout: float = PLUGIN_TIMEOUT) -> subprocess.CompletedProcess:
-    """Run ``python -m kubectl_kueue_dra --kubeconfig KC --context CTX ARGS`` and capture its output.
-
-    Runs from the repository root, so ``-m`` finds the source tree even when
-    the package is not installed. Never raises on a non-zero exit; the caller
-    asserts on ``returncode``, ``stdout`` and ``stderr``.
-    """
-    cmd = [sys.executable, "-m", "kubectl_kueue_dra", "--kubeconfig", str(cluster.kubeconfig),
-           "--context", context, *map(str, args)]
+def plugin_env(cluster: Cluster, env: dict | None = None) -> dict:
+    """The environment a plugin run against ``cluster`` gets (NO_COLOR unless overridden)."""
     full_env = dict(os.environ)
     full_env["KUBECONFIG"] = str(cluster.kubeconfig)
     full_env["KUBECACHEDIR"] = str(cluster.dir / "kubectl-cache")
     full_env.setdefault("NO_COLOR", "1")
     if env:
         full_env.update(env)
-    return subprocess.run(cmd, capture_output=True, text=True, env=full_env, input=input,
-                          timeout=timeout, cwd=REPO_ROOT)
+    return full_env
+
+
+def run_plugin(cluster: Cluster, *args, context: str = "admin", env: dict | None = None,
+               input: str | None = None, timeout: float = PLUGIN_TIMEOUT) -> subprocess.CompletedProcess:
+    """Run ``kubectl-kueue_dra --kubeconfig KC --context CTX ARGS`` in this process (the CLI's
+    ``main(args, Environment)``) and capture its output, from the repository root. Never raises
+    on a non-zero exit; the caller asserts on ``returncode``, ``stdout`` and ``stderr``.
+    ``timeout`` is kept for callers; an in-process run is bounded by --request-timeout instead."""
+    from clirun import run_with
+
+    args = ("--kubeconfig", str(cluster.kubeconfig), "--context", context, *map(str, args))
+    return run_with(args, plugin_env(cluster, env), input=input)

@@ -25,7 +25,9 @@ Kueue expects to run in a pod with a Service in front of its webhooks. Out of cl
   is integrated).
 
 ``KueueRunner.ensure(setup)`` (re)starts Kueue when the setup's configuration differs from the
-running one; ``stop()`` ends its process group.
+running one; ``stop()`` ends its process group. A setup with ``rendered`` text runs a configuration
+the OpenShift operator rendered (``rendered_configuration``; ``operator_chain``) instead of
+building one, and publishes nothing: the operator's ConfigMap and Deployment are in the cluster.
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ class KueueSetup:
     mappings: tuple = ()  # deviceClassMappings, as JSON-able dicts
     gates: tuple = ()  # ((gate, bool), ...)
     extra: str = ""  # extra Configuration fields, JSON text (kept hashable)
+    rendered: str = ""  # a configuration rendered by the OpenShift operator: run with it (see below)
 
     @classmethod
     def of(cls, mappings=(), gates=None, extra=None) -> KueueSetup:
@@ -189,6 +192,11 @@ class KueueRunner:
             (self.cert_dir / name).write_bytes(data)
             (self.cert_dir / name).chmod(0o600)
         docs = conversion_crds(self.version, self.webhook_port)
+        for d in docs:  # CRDs installed by someone else (the OpenShift operator) may call a Service
+            if d["spec"].get("conversion"):
+                c.kubectl("patch", f"customresourcedefinition/{d['metadata']['name']}", "--type=json", "-p",
+                          json.dumps([{"op": "replace", "path": "/spec/conversion",
+                                       "value": d["spec"]["conversion"]}]), check=False)
         c.kubectl("apply", "--server-side", "--force-conflicts", "--field-manager=kueue-dra-tests", "-f", "-",
                   input=json.dumps({"apiVersion": "v1", "kind": "List", "items": docs}))
         c.kubectl("wait", "--for=condition=Established", "--timeout=120s",
@@ -202,7 +210,28 @@ class KueueRunner:
         self._installed = True
 
     # configuration -----------------------------------------------------------------------------
+    def rendered_configuration(self, text: str, health_port: int) -> dict:
+        """A configuration the OpenShift operator rendered, changed only where a process outside a
+        pod must differ: no leader election, probes and webhooks on free ports of 127.0.0.1, no
+        metrics server, ``VisibilityOnDemand: false`` in its featureGates (the visibility server
+        wants ``/visibility``), and the certificates handled as for every oracle run: internal cert
+        management in ``kueue-system`` (with cert-manager's, ``internalCertManagement: false``, Kueue
+        reads its metrics certificate from the fixed path ``/etc/kueue/metrics/certs``, which a test
+        must not write). The mappings, gates, integrations and the rest are the operator's."""
+        cfg = yaml.safe_load(text)
+        cfg["namespace"] = NAMESPACE
+        cfg["internalCertManagement"] = {"enable": True}
+        cfg["leaderElection"] = {"leaderElect": False}
+        cfg["health"] = {**(cfg.get("health") or {}), "healthProbeBindAddress": f"127.0.0.1:{health_port}"}
+        cfg["metrics"] = {**(cfg.get("metrics") or {}), "bindAddress": "0"}
+        cfg["webhook"] = {**(cfg.get("webhook") or {}), "host": "127.0.0.1", "port": self.webhook_port,
+                          "certDir": str(self.cert_dir)}
+        cfg["featureGates"] = {**(cfg.get("featureGates") or {}), "VisibilityOnDemand": False}
+        return cfg
+
     def configuration(self, setup: KueueSetup, health_port: int) -> dict:
+        if setup.rendered:
+            return self.rendered_configuration(setup.rendered, health_port)
         cfg = {
             "apiVersion": "config.kueue.x-k8s.io/v1beta2",
             "kind": "Configuration",
@@ -245,16 +274,21 @@ class KueueRunner:
         if self.setup == setup and self._proc is not None and self._proc.alive():
             return False
         self.stop()
+        if setup.rendered:  # the operator may have put its own Kueue CRDs back since
+            self._installed = False
         self.install()
         health = free_port()
         cfg = self.configuration(setup, health)
         text = yaml.safe_dump(cfg, sort_keys=False)
-        self._publish(text, setup.gate_flag())
+        if not setup.rendered:  # else the operator's ConfigMap and Deployment are in the cluster
+            self._publish(text, setup.gate_flag())
         self.starts += 1
         cfg_path = self.dir / f"config-{self.starts}.yaml"
         cfg_path.write_text(text)
         argv = [str(self.binary), f"--config={cfg_path}", f"--kubeconfig={self.cluster.kubeconfig}",
-                f"--feature-gates={setup.gate_flag()}", f"--zap-log-level={LOG_LEVEL}"]
+                f"--zap-log-level={LOG_LEVEL}"]
+        if not setup.rendered:  # the rendered configuration has featureGates: Kueue refuses both
+            argv.append(f"--feature-gates={setup.gate_flag()}")
         t0 = time.monotonic()
         self._proc = _Proc("kueue", argv, self.dir / f"kueue-{self.starts}.log")
         deadline = t0 + START_TIMEOUT

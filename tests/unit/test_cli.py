@@ -2,25 +2,15 @@
 commands on the example snapshots."""
 
 import json
-import os
 import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+from clirun import run  # in process (tests/clirun.py)
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
-
-
-def run(*args, env=None, input=None, timeout=60):
-    full_env = dict(os.environ, NO_COLOR="1")
-    full_env.pop("KUBECONFIG", None)
-    full_env.update(env or {})
-    return subprocess.run([sys.executable, "-m", "kubectl_kueue_dra", *args], capture_output=True, text=True,
-                          env=full_env, cwd=ROOT, input=input, timeout=timeout)
 
 
 def one_line_error(proc, code=1):
@@ -229,3 +219,98 @@ def test_explain_all_namespaces_finds_the_namespace():
     assert json.loads(proc.stdout)["workload"]["namespace"] == "team-b"
     line = one_line_error(run("explain", "job/nope", "-A", "--from", str(EXAMPLES / "extended-resource")))
     assert line == "error: no Workload in any namespace belongs to job/nope"
+
+
+# ---- every option checked the same way; flags that do nothing are refused ----------------
+MIG = str(EXAMPLES / "mig-partitionable")
+
+
+@pytest.mark.parametrize("args,message", [
+    (("version", "-o", "wide"), "error: -o wide does nothing for version; version prints table, json, yaml"),
+    (("version", "--no-headers"), "error: --no-headers does nothing for version"),
+    (("completion", "bash", "-n", "x"), "error: -n/--namespace does nothing for completion"),
+    (("completion", "bash", "--context", "x"), "error: --context does nothing for completion"),
+    (("completion", "bash", "-o", "json"), "error: -o json does nothing for completion"),
+    (("classes", "-A", "--from", MIG), "error: -A/--all-namespaces does nothing for classes"),
+    (("map", "-n", "x", "--from", MIG), "error: -n/--namespace does nothing for map"),
+    (("verify", "-A", "--from", MIG), "error: -A/--all-namespaces does nothing for verify"),
+    (("map", "set", "g", "--device-class", "c", "--dry-run=client", "--from", MIG, "--no-headers"),
+     "error: --no-headers does nothing for map set"),
+    (("-n", "x", "version", "--from", MIG), "error: -n/--namespace does nothing for version"),
+    (("explain", "-f", "-", "-A", "--from", MIG), "error: -A finds the namespace of a TYPE/NAME"),
+])
+def test_flags_that_do_nothing_are_usage_errors(args, message):
+    assert one_line_error(run(*args), code=2).startswith(message)
+
+
+@pytest.mark.parametrize("command", [
+    ("explain", "job/notebook-eval", "-n", "ml-research"),
+    ("map", "set", "g", "--device-class", "c", "--dry-run=client"),
+    ("map", "remove", "gpu.memory", "--dry-run=client"),
+])
+def test_kueue_version_is_checked_by_every_command_that_takes_it(command):
+    line = one_line_error(run(*command, "--kueue-version", "latest", "--from", MIG), code=2)
+    assert line == 'error: invalid --kueue-version "latest"; use e.g. 0.19.2'
+
+
+@pytest.mark.parametrize("command", [("classes",), ("map",), ("verify",), ("version",),
+                                     ("explain", "job/notebook-eval", "-n", "ml-research"),
+                                     ("map", "set", "g", "--device-class", "c", "--dry-run=client")])
+def test_kueue_namespace_is_checked_by_every_command_that_takes_it(command):
+    line = one_line_error(run(*command, "--kueue-namespace", "Kueue_System", "--from", MIG), code=2)
+    assert line.startswith('error: invalid --kueue-namespace "Kueue_System": must be a DNS label')
+
+
+def test_durations_name_their_flag():
+    line = one_line_error(run("map", "set", "g", "--device-class", "c", "--restart", "--timeout", "soon",
+                              "--from", MIG), code=2)
+    assert line == 'error: invalid --timeout "soon"; use e.g. "10s", "1m" or "500ms"'
+
+
+def test_the_root_help_summaries_are_the_commands_own():
+    from kubectl_kueue_dra.cli import COMMANDS, cli
+
+    proc = run("--help")
+    ctx = cli.make_context("kubectl kueue-dra", ["--help"], resilient_parsing=True)
+    for name in COMMANDS:
+        summary = cli.get_command(ctx, name).short_help
+        assert summary and f"{name} {summary}" in " ".join(proc.stdout.split())
+
+
+# ---- explain as a table ---------------------------------------------------------------------
+def test_explain_table_and_wide():
+    args = ("explain", "job/notebook-eval", "-n", "ml-research", "--from", MIG)
+    table = run(*args).stdout.splitlines()
+    assert table[0].split() == ["Workload", "ml-research/job-notebook-eval-d2c61", "ClusterQueue", "research-cq",
+                                "state", "Admitted"]
+    assert table[1] == "Kueue 0.19.2 (assumed)"
+    assert ["gpu.memory", "4864Mi", "19Gi", "19Gi"] in [line.split() for line in table]
+    assert not any(line.startswith("RESOURCE ") for line in table)  # admitted: no quota table
+    wide = run(*args, "-o", "wide").stdout.splitlines()
+    assert any("MAX over 112 matching device(s) = 4864Mi × 1 = 4864Mi gpu.memory" in line for line in wide)
+    quota = next(i for i, line in enumerate(wide) if line.startswith("RESOURCE "))
+    assert wide[quota].split() == ["RESOURCE", "FLAVOR", "NOMINAL", "RESERVED", "FREE", "REQUEST", "FITS"]
+    assert ["gpu.memory", "default-flavor", "160Gi", "99Gi", "61Gi", "19Gi", "yes"] in \
+        [line.split() for line in wide[quota:]]
+    headless = run(*args, "--no-headers").stdout.splitlines()
+    assert not any(line.startswith("POD SET") for line in headless)
+
+
+def test_explain_table_of_a_manifest_what_if(tmp_path):
+    job = tmp_path / "job.yaml"
+    job.write_text("""apiVersion: batch/v1
+kind: Job
+metadata: {name: what-if, namespace: team-a, labels: {kueue.x-k8s.io/queue-name: team-a-queue}}
+spec:
+  parallelism: 3
+  template:
+    spec:
+      resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]
+      containers: [{name: c, image: x, resources: {claims: [{name: gpu}]}}]
+""")
+    proc = run("explain", "-f", str(job), "--from", str(EXAMPLES / "resourceclaimtemplate"))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "What-if: Job team-a/what-if (not submitted)  state WhatIf"
+    assert ["main", "3", "whole-gpus", "1", "3", "-"] in [line.split() for line in lines]
+    assert "error: LocalQueue team-a/team-a-queue does not exist [LocalQueueMissing]" in lines

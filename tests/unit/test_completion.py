@@ -8,19 +8,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from clirun import run  # in process (tests/clirun.py)
 
 from kubectl_kueue_dra.cli.completion import KUBECTL_COMPLETE_SCRIPT
 
 ROOT = Path(__file__).resolve().parents[2]
 MIG = "examples/mig-partitionable"
-
-
-def run(*args, env=None):
-    full_env = dict(os.environ, NO_COLOR="1")
-    full_env.pop("KUBECONFIG", None)
-    full_env.update(env or {})
-    return subprocess.run([sys.executable, "-m", "kubectl_kueue_dra", *args], capture_output=True,
-                          text=True, env=full_env, cwd=ROOT, timeout=60)
 
 
 def complete(*words, env=None, request="__complete"):

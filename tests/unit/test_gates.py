@@ -363,16 +363,6 @@ def test_invalid_config_values():
 
 
 # ---- the OpenShift operator ------------------------------------------------------------------
-def test_operator_kueue_gates_reads_only_custom_spec():
-    custom = g.featuregate_spec(featuregate("CustomNoUpgrade", ["DRAExtendedResource", "DRAPartitionableDevices"]))
-    assert g.operator_kueue_gates(custom, has_counter_sources=True) == {
-        "KueueDRAIntegrationExtendedResource": True, "KueueDRAIntegrationPartitionableDevices": True}
-    assert g.operator_kueue_gates(custom, has_counter_sources=False) == {"KueueDRAIntegrationExtendedResource": True}
-    tech = g.featuregate_spec(featuregate("TechPreviewNoUpgrade", status=STATUS))
-    assert g.operator_kueue_gates(tech, has_counter_sources=True) == {}
-    assert g.operator_kueue_gates(None, has_counter_sources=True) == {}
-
-
 def _on(gate, method="featuregate-status"):
     return g.GateState(gate, "on", method, "enabled in FeatureGate cluster status")
 

@@ -9,8 +9,9 @@ from kubectl_kueue_dra.kueue.config import KueueConfig
 from kubectl_kueue_dra.kueue.mapping_edits import (EditError, current_mappings, remove_mapping,
                                                    set_mapping, with_object_mappings)
 from kubectl_kueue_dra.kueue.mappings import OPERATOR, UPSTREAM, Source
-from kubectl_kueue_dra.kueue.target import (custom_gate_enabled, operator_facts,
-                                            operator_managed_reason, upstream_facts)
+from kubectl_kueue_dra.kube.view import SnapshotView
+from kubectl_kueue_dra.kueue.installation import installation_of
+from kubectl_kueue_dra.kueue.target import custom_gate_enabled, operator_managed_reason, target_facts
 from kubectl_kueue_dra.kube.writes import read_modify_write, restart_patch, rollout_complete
 from kubectl_kueue_dra.kube import errors
 
@@ -90,6 +91,21 @@ def deployment(image="registry.k8s.io/kueue/kueue:v0.18.6", args=(), annotations
                                   "spec": {"containers": [{"image": image, "args": list(args)}]}}}}
 
 
+def upstream_facts(cfg, device_classes, version_override=None):
+    return target_facts(installation_of(SnapshotView([], "test"), cfg, kueue_version=version_override),
+                        device_classes)
+
+
+def operator_facts(featuregate, csvs, device_classes):
+    objects = [dict(c, apiVersion="operators.coreos.com/v1alpha1", kind="ClusterServiceVersion",
+                    metadata=dict(c["metadata"], namespace="openshift-kueue-operator")) for c in csvs or []]
+    if featuregate is not None:
+        objects.append(dict(featuregate, apiVersion="config.openshift.io/v1", kind="FeatureGate",
+                            metadata={"name": "cluster"}))
+    cfg = KueueConfig("Kueue", "cluster", None, {}, [], None)
+    return target_facts(installation_of(SnapshotView(objects, "test"), cfg), device_classes)
+
+
 def test_upstream_facts_follow_version_and_gates():
     cfg = KueueConfig("ConfigMap", "kueue-manager-config", "kueue-system", {}, [], deployment())
     facts = upstream_facts(cfg, device_classes=[])
@@ -116,8 +132,9 @@ def test_operator_facts():
     assert operator_facts(featuregate=None, csvs=csv14, device_classes=None).rules.counter_gate is False
     assert operator_facts(featuregate=fg, csvs=csv14, device_classes=None).rules.counter_gate is True
     facts = operator_facts(featuregate=None, csvs=csv15, device_classes=None)
-    assert facts.rules.counter_gate is True and facts.rules.kueue_minor == 19
-    assert facts.operator_version == "1.5.0"
+    # operator 1.5.0 ships a Kueue 0.20 pre-release (see kueue/installation.py)
+    assert facts.rules.counter_gate is True and facts.rules.kueue_minor == 20
+    assert facts.operator_version == "1.5.0" and facts.kueue_version == "0.20"
     assert operator_facts(featuregate=None, csvs=None, device_classes=None).rules.counter_gate is None
     assert operator_facts(featuregate=fg, csvs=None, device_classes=None).rules.counter_gate is True
 

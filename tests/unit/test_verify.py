@@ -617,3 +617,49 @@ def test_missing_class_beside_an_existing_one_is_removed():
     check = run(objects)[0]["mapped-device-classes"]
     assert check.status == "fail"
     assert check.fix == "kubectl kueue-dra map remove whole-gpus --device-class gpu-reserved.nvidia.com --restart"
+
+
+def _rendered_configmap(objects, gates) -> dict:
+    """A rendered ConfigMap for the example's Kueue CR (its mappings in Kueue's dialect), with
+    ``gates`` as its featureGates."""
+    cr = find(objects, "Kueue")
+    raw = cr["spec"]["config"]["resources"]["deviceClassMappings"]
+    mappings = [{"name": m["name"], "deviceClassNames": m["deviceClassNames"],
+                 **({"sources": [{"counter": {k: v for k, v in s["counter"].items() if k != "deviceSelector"}
+                                  | {"deviceSelector": {"cel": s["counter"]["deviceSelector"]["cel"]}}}
+                                 for s in m["sources"]]} if m.get("sources") else {})} for m in raw]
+    doc = {"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
+           "resources": {"deviceClassMappings": mappings}}
+    if gates:
+        doc["featureGates"] = gates
+    return {"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "kueue-manager-config", "namespace": "openshift-kueue-operator"},
+            "data": {"controller_manager_config.yaml": yaml.safe_dump(doc)}}
+
+
+def test_openshift_render_up_to_date_and_stale():
+    objects = example("mig-partitionable")
+    checks, _ = run(objects)
+    assert checks["openshift-kueue-render"].status == "skip"  # no rendered ConfigMap in the snapshot
+    assert find(objects, "FeatureGate")["spec"]["customNoUpgrade"]["enabled"] == [
+        "DRAPartitionableDevices", "DRAExtendedResource"]
+    both = {"KueueDRAIntegrationPartitionableDevices": True, "KueueDRAIntegrationExtendedResource": True}
+    render = run([*objects, _rendered_configmap(objects, both)])[0]["openshift-kueue-render"]
+    assert render.status == "pass", render.message
+    assert render.extra["expectedFeatureGates"] == both
+    stale = {"KueueDRAIntegrationExtendedResource": True}  # rendered before the FeatureGate change
+    render = run([*objects, _rendered_configmap(objects, stale)])[0]["openshift-kueue-render"]
+    assert render.status == "warn" and "is stale" in render.message
+    assert "KueueDRAIntegrationPartitionableDevices is rendered off" in render.message
+    assert render.fix.startswith("oc annotate kueues.kueue.openshift.io cluster kueue-dra.io/reconcile=")
+
+
+def test_degraded_missing_partitionable_gate_says_what_to_change():
+    objects = example("mig-partitionable")
+    find(objects, "Kueue")["status"] = {"conditions": [
+        {"type": "Degraded", "status": "True", "reason": "MissingDependencies",
+         "message": "Please install the following on your cluster: DRA Partitionable Devices requires the "
+                    "DRAPartitionableDevices K8s feature gate to be enabled"}]}
+    status = run(objects)[0]["openshift-kueue-status"]
+    assert status.status == "fail"
+    assert "spec.customNoUpgrade.enabled" in status.fix and "oc annotate kueues.kueue.openshift.io" in status.fix

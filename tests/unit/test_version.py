@@ -1,25 +1,15 @@
 """``version``: client facts offline, Kueue facts from a view, one line per fact as text."""
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from kubectl_kueue_dra import __version__
-from kubectl_kueue_dra.cli.version import kueue_version
 from kubectl_kueue_dra.kube.snapshot import load_snapshot
+from kubectl_kueue_dra.kueue.version_info import kueue_version
 from kubectl_kueue_dra.render.version import version_text
+from clirun import run  # in process (tests/clirun.py)
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def run(*args, env=None):
-    full_env = dict(os.environ, NO_COLOR="1")
-    full_env.pop("KUBECONFIG", None)
-    full_env.update(env or {})
-    return subprocess.run([sys.executable, "-m", "kubectl_kueue_dra", *args], capture_output=True,
-                          text=True, env=full_env, cwd=ROOT, timeout=60)
 
 
 def deployment(image, namespace="kueue-system"):

@@ -1,0 +1,58 @@
+"""``explain`` as a request: what to explain (a reference or a manifest), validated the same way
+as every other command's options, then run through ``kueue/explain``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import IO, Any
+
+from ..errors import UsageError
+from ..findings import unreadable_findings
+from ..kube.view import ClusterView
+from . import flags
+
+
+@dataclass
+class ExplainRequest:
+    reference: str | None = None
+    filename: str | None = None
+    kueue_version: str | None = None
+    kueue_namespace: str | None = None
+    namespace: str | None = None
+    all_namespaces: bool = False
+    ref: Any = None  # the parsed reference (set by validate)
+    manifest: dict[str, Any] | None = None  # the manifest read from -f (set by validate)
+
+    def validate(self, stdin: IO[str] | None = None) -> ExplainRequest:
+        """Check the options and complete the request: parse the reference, read the manifest."""
+        from ..kube.manifest import read_manifest
+        from ..kube.refs import parse_ref
+
+        if bool(self.reference) == bool(self.filename):
+            raise UsageError("give either TYPE/NAME or -f FILE", "e.g. explain job/train, or explain -f job.yaml")
+        flags.kueue_version(self.kueue_version)
+        flags.kueue_namespace(self.kueue_namespace)
+        if self.filename and self.all_namespaces:
+            raise UsageError("-A finds the namespace of a TYPE/NAME; a manifest (-f) has its own")
+        self.ref = parse_ref(self.reference) if self.reference else None
+        self.manifest = read_manifest(self.filename, stdin) if self.filename else None
+        return self
+
+
+def explain_document(view: ClusterView, req: ExplainRequest) -> dict[str, Any]:
+    from .explain import Settings, explain
+    from .subject import resolve, resolve_in_all_namespaces, subject_from_manifest
+
+    ref, manifest = req.ref, req.manifest
+    namespace = req.namespace or view.default_namespace
+    if ref and req.all_namespaces:
+        subject = resolve_in_all_namespaces(view, ref)
+    elif ref:
+        subject = resolve(view, ref, namespace)
+    else:
+        assert manifest is not None
+        subject = subject_from_manifest(manifest, namespace)
+    document = explain(view, subject, Settings(req.kueue_version, req.kueue_namespace))
+    document["findings"] = unreadable_findings(view) + document["findings"]
+    document["partial"] = bool(view.unreadable)
+    return document

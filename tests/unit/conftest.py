@@ -1,0 +1,8 @@
+"""Unit tests: the shared helper modules in tests/ (``clirun``) importable whatever the import mode."""
+
+import sys
+from pathlib import Path
+
+_TESTS = str(Path(__file__).resolve().parents[1])
+if _TESTS not in sys.path:
+    sys.path.insert(0, _TESTS)
