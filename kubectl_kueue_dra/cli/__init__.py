@@ -195,7 +195,7 @@ def _dispatch(args: list[str]) -> int:
         return 130
     except BrokenPipeError:
         return 0
-    except Exception as e:  # noqa: BLE001 — the last line of defence: one line, no traceback
+    except Exception as e:  # the last line of defence: one line, no traceback
         if verbose:
             raise
         from ..render.terminal import safe
