@@ -66,10 +66,15 @@ VERIFY = _obj({"checks": {"type": "array", "items": CHECK}, "summary": {"type": 
                "kueue": _obj({"version": _NSTR, "config": {}, "gates": {}, "problems": {}}),
                "source": _STR})
 
-VERSION = _obj({"clientVersion": _obj({"kueueDra": _STR, "python": _STR}),
-                "serverVersion": {"type": ["object", "null"]},
-                "kueue": _obj({"version": _NSTR, "versionSource": _NSTR, "config": {}, "problem": {}}),
-                "kueueInstallation": INSTALLATION, "source": _STR})
+CLIENT_VERSION = _obj({"kueueDra": _STR, "python": _STR})
+VERSION = {"oneOf": [
+    _obj({"clientVersion": CLIENT_VERSION, "serverVersion": {"type": ["object", "null"]},
+          "kueue": _obj({"version": _NSTR, "versionSource": _NSTR, "config": {}, "problem": {}}),
+          "kueueInstallation": INSTALLATION, "source": _STR}),
+    # the cluster or snapshot could not be read: the plugin's own version, then the error (README)
+    _obj({"clientVersion": CLIENT_VERSION, "serverVersion": {"type": "null"}, "kueue": {"type": "null"}},
+         additionalProperties=False),
+]}
 
 SCHEMAS: dict[str, dict[str, Any]] = {"classes": CLASSES, "map": MAP, "explain": EXPLAIN, "verify": VERIFY,
                                       "version": VERSION}
