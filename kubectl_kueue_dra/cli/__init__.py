@@ -193,7 +193,7 @@ def _dispatch(args: list[str]) -> int:
         return 130
     except BrokenPipeError:
         return 0
-    except Exception as e:  # noqa: BLE001 — the last line of defence: one line, no traceback
+    except Exception as e:  # the last line of defence: one line, no traceback
         if verbose:
             raise
         click.echo(f"error: internal error: {type(e).__name__}: {e} (run with -v for details)", err=True)

@@ -19,7 +19,8 @@ Examples:
   kubectl kueue-dra explain -f job.yaml        # what-if: a manifest not submitted yet
 """)
 @click.argument("reference", required=False, metavar="TYPE/NAME")
-@click.option("-f", "--filename", metavar="FILE", help="Explain a manifest (Job, Pod, JobSet, Workload); - reads stdin.")
+@click.option("-f", "--filename", metavar="FILE",
+              help="Explain a manifest (Job, Pod, JobSet, Workload); - reads stdin.")
 @click.option("--kueue-version", metavar="VERSION", help="Use this Kueue version's semantics (default: detected).")
 @KUEUE_NAMESPACE_OPTION
 @with_snapshot_option

@@ -54,7 +54,7 @@ class KueueContext:
 
     config: KueueConfig
     semantics: Semantics
-    version_source: str
+    version_source: str | None  # None: the installation did not say where its version came from
     gate_map: dict[str, bool]
     gates: DRAGates
     findings: list[dict[str, Any]]
@@ -179,21 +179,35 @@ def _queue_part(view: ClusterView, subject: Subject, ctx: KueueContext, result: 
     if cluster_queue is None:
         return None, findings
     world = quota_world(view, cluster_queue)
-    queue_doc = {"localQueue": lq_name, "clusterQueue": cq_name, "cohort": cohort_of(cluster_queue),
-                 "quota": quota_table(world, totals, binary), "verdict": None}
-    if wl is not None and not admitted and not result.rejected:
+    queue_doc: dict[str, Any] = {"localQueue": lq_name, "clusterQueue": cq_name,
+                                 "cohort": cohort_of(cluster_queue),
+                                 "quota": quota_table(world, totals, binary), "verdict": None}
+    if not admitted and not result.rejected:  # a waiting workload, or a what-if manifest
         quota_found, queue_doc["verdict"] = quota_findings(world, [(ps.name, ps.total) for ps in result.podsets],
                                                            binary)
         findings.extend(quota_found)
-    if wl is None and not result.rejected:
-        rows = queue_doc["quota"]
-        fits = all(r["fits"] for r in rows) and len(rows) == len([n for n, v in totals.items() if v])
-        findings.append(finding("info" if fits else "warning", "WhatIfFit",
-                                f"it would {'fit in' if fits else 'not fit in'} ClusterQueue {cq_name} now "
-                                f"({'enough' if fits else 'not enough'} unused quota"
-                                f"{' in its cohort' if queue_doc['cohort'] else ''})",
-                                None if fits else "see the quota table: raise nominalQuota or wait"))
+        if wl is None:
+            findings.append(_what_if_fit(queue_doc, totals, cq_name))
     return queue_doc, findings
+
+
+def _what_if_fit(queue_doc: dict[str, Any], totals: dict[str, int], cq_name: str | None) -> dict[str, Any]:
+    """Would the manifest fit now: the flavor assigner's verdict when the cohort tree was read,
+    else the rows' nominal-quota view. Resources the ClusterQueue does not cover never fit."""
+    rows = queue_doc["quota"]
+    covered = len(rows) == len([n for n, v in totals.items() if v])
+    known = all(r.get("maximumCapacity") is not None for r in rows)
+    verdict = queue_doc["verdict"]
+    fits = covered and (verdict is None if known else all(r["fits"] for r in rows))
+    where = " in its cohort" if queue_doc["cohort"] else ""
+    if fits:
+        return finding("info", "WhatIfFit", f"it would fit in ClusterQueue {cq_name} now (enough unused quota{where})")
+    if verdict is not None and verdict["code"] == "ExceedsQuota":
+        return finding("warning", "WhatIfFit", f"it would never fit in ClusterQueue {cq_name}: it asks for more than "
+                       f"the queue{' and its cohort' if queue_doc['cohort'] else ''} can ever give (see ExceedsQuota)",
+                       "raise the quota or shrink the workload")
+    return finding("warning", "WhatIfFit", f"it would not fit in ClusterQueue {cq_name} now (not enough unused "
+                   f"quota{where})", "see the quota table: raise nominalQuota or wait")
 
 
 def quota_world(view: ClusterView, cluster_queue: dict[str, Any]) -> QuotaWorld:
@@ -331,7 +345,8 @@ def _condition_findings(wl: dict[str, Any], result: ChargeResult) -> list[dict[s
                            f"Kueue says: {message} — {cause}", fix, reason=qr.get("reason")))
     elif message:
         out.append(finding("warning", "NotAdmitted", f"Kueue says: {message}", None, reason=qr.get("reason")))
-    if result.message and message and message != result.message and qr.get("reason") in ("Inadmissible", "Misconfigured"):
+    if result.message and message and message != result.message and \
+            qr.get("reason") in ("Inadmissible", "Misconfigured"):
         out.append(finding("warning", "PredictionDiffers",
                            "Kueue's recorded DRA error differs from what this tool predicts now; the cluster "
                            "changed since Kueue evaluated it, or the Kueue version differs", None))
@@ -345,7 +360,8 @@ def _workload_pods(view: ClusterView, subject: Subject) -> list[dict[str, Any]]:
     name = owner["metadata"]["name"]
     if owner.get("kind") == "Pod":
         return [owner]
-    pods: list[dict[str, Any]] = view.try_list("Pod", subject.namespace, label_selector=f"{JOB_NAME_LABEL}={name}") or []
+    pods: list[dict[str, Any]] = view.try_list("Pod", subject.namespace,
+                                               label_selector=f"{JOB_NAME_LABEL}={name}") or []
     return [p for p in pods if any(o.get("uid") == owner["metadata"].get("uid")
                                    for o in (p.get("metadata") or {}).get("ownerReferences") or [])] or pods
 

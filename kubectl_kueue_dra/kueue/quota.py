@@ -155,8 +155,9 @@ def verdict_findings(v: Verdict, cq_name: str, in_cohort: bool, binary: set[str]
                 f"pod set {v.pod_set} needs {_fmt(r.resource, r.request, binary)} of {r.resource}, more than "
                 f"{where} can ever give in flavor {r.flavor} ({_fmt(r.resource, r.maximum, binary)}): it waits "
                 f"forever{kueue_says}",
-                f"raise nominalQuota{' / borrowingLimit, or the lendingLimit of other queues' if in_cohort else ''} "
-                f"of {r.resource} in ClusterQueue {cq_name}, or shrink the workload",
+                f"raise nominalQuota of {r.resource} in ClusterQueue {cq_name}"
+                + (" (or its borrowingLimit, or other queues' lendingLimit in the cohort)" if in_cohort else "")
+                + ", or shrink the workload",
                 predicted=True, kueueMessage=v.message))
         else:
             out.append(finding(

@@ -105,10 +105,26 @@ def device_classes(cluster):
     return names
 
 
+_UPSTREAM_INSTALLS: list[tuple[object, str]] = []
+
+
+@pytest.fixture(autouse=True)
+def _remove_upstream_installs():
+    """Each upstream installation a test makes is gone after it: other modules share the cluster,
+    and a second Kueue Deployment would make every later command's installation ambiguous. (No
+    namespace controller runs, so the namespace's objects are deleted one by one.)"""
+    yield
+    while _UPSTREAM_INSTALLS:
+        cluster, ns = _UPSTREAM_INSTALLS.pop()
+        cluster.kubectl("delete", "-n", ns, "deployment/kueue-controller-manager",
+                        "configmap/kueue-manager-config", "--ignore-not-found", "--wait=false")
+
+
 def upstream_kueue(cluster, version="v0.19.2", text=None, annotations=None):
     """A namespace with upstream Kueue's ConfigMap and controller Deployment (no pods run: there
     is no controller-manager in the test cluster)."""
     ns = cluster.create_namespace("kueue")
+    _UPSTREAM_INSTALLS.append((cluster, ns))
     text = text or (
         "apiVersion: config.kueue.x-k8s.io/v1beta2\n"
         "kind: Configuration\n"
