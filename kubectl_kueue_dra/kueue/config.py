@@ -16,6 +16,8 @@ from typing import Any
 
 import yaml
 
+from ..k8s.object_shapes import CONFIGURATION
+from ..k8s.shape import Malformed, check_object
 from ..kube.view import ClusterView
 from .mappings import Mapping, parse_mappings
 from .names import OPERATOR_NAMESPACE
@@ -127,5 +129,14 @@ def load_kueue_config(view: ClusterView, kueue_namespace: str | None = None) -> 
                            problem=f"ConfigMap {namespace}/{name} key {CONFIG_KEY}{line}: malformed YAML")
     if not isinstance(document, dict):
         document = {}
+    view.note_malformed(checked_configuration(document, "ConfigMap", namespace, name))
     mappings = parse_mappings((document.get("resources") or {}).get("deviceClassMappings"))
     return KueueConfig("ConfigMap", name, namespace, document, mappings, deployment)
+
+
+def checked_configuration(document: dict[str, Any], kind: str, namespace: str | None,
+                          name: str | None) -> list[Malformed]:
+    """Remove the fields of Kueue's Configuration text that have the wrong type (Kueue itself
+    refuses to start with them), each one named in the ConfigMap's key."""
+    wrapper = {"metadata": {"namespace": namespace, "name": name}, "data": {CONFIG_KEY: document}}
+    return check_object(kind, wrapper, {"data": {CONFIG_KEY: CONFIGURATION}})

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..dra.cel import SelectorEvaluator
-from ..findings import finding
+from ..findings import finding, is_partial
 from ..kube.view import ClusterView
 from .allocation import allocations, overcharge
 from .charge import (
@@ -269,7 +269,7 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
         "queue": queue_doc,
         "partialAdmission": partial_doc,
         "allocations": allocated,
-        "partial": bool(view.unreadable),
+        "partial": is_partial(view),
         "findings": findings,
     }
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from ..errors import UsageError
-from ..findings import unreadable_findings
+from ..findings import is_partial, unreadable_findings
 from ..kube.view import ClusterView
 from . import flags
 
@@ -54,5 +54,5 @@ def explain_document(view: ClusterView, req: ExplainRequest) -> dict[str, Any]:
         subject = subject_from_manifest(manifest, namespace)
     document = explain(view, subject, Settings(req.kueue_version, req.kueue_namespace))
     document["findings"] = unreadable_findings(view) + document["findings"]
-    document["partial"] = bool(view.unreadable)
+    document["partial"] = is_partial(view)
     return document
