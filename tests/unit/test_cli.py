@@ -60,6 +60,44 @@ def test_global_flags_before_and_after_command():
     assert json.loads(before.stdout) == json.loads(after.stdout)
 
 
+@pytest.mark.parametrize("command", [("classes",), ("map",), ("verify",), ("version",),
+                                     ("explain", "job/notebook-eval", "-n", "ml-research")])
+def test_from_before_the_command_is_the_same_as_after(command):
+    before = run("--from", MIG, *command, "-o", "json")
+    after = run(*command, "--from", MIG, "-o", "json")
+    assert before.returncode == after.returncode and before.returncode in (0, 1)
+    assert json.loads(before.stdout) == json.loads(after.stdout)
+
+
+def test_root_help_mentions_from_and_global_flags_in_both_places():
+    text = " ".join(run("--help").stdout.split())
+    assert "--from PATH" in text and "before or after the command" in text
+
+
+@pytest.mark.parametrize("group", ["map", "classes"])
+def test_subcommand_summaries_are_not_cut(group):
+    lines = run(group, "--help").stdout.split("Commands:")[1].split("\n\n")[0]
+    assert "..." not in lines
+    assert "Add the mapping NAME, or replace it (classes and sources as given)." in " ".join(lines.split()) \
+        or group == "classes"
+
+
+def test_set_extended_resource_from_a_snapshot_needs_client_dry_run():
+    er = str(EXAMPLES / "resourceclaimtemplate")
+    proc = run("classes", "set-extended-resource", "gpu.nvidia.com", "nvidia.com/gpu", "--from", er,
+               "--dry-run=client", "-o", "json")
+    doc = json.loads(proc.stdout)
+    assert proc.returncode == 0 and doc["changed"] and not doc["written"]
+    assert "+  extendedResourceName: nvidia.com/gpu" in doc["diff"]
+    assert [f["code"] for f in doc["findings"]] == ["MappingWins"]
+    line = one_line_error(run("classes", "set-extended-resource", "gpu.nvidia.com", "nvidia.com/gpu",
+                              "--from", er), code=2)
+    assert line == "error: --from reads an offline snapshot: a change against it needs --dry-run=client"
+    line = one_line_error(run("classes", "set-extended-resource", "nope", "nvidia.com/gpu", "--from", er,
+                              "--dry-run=client"))
+    assert line == "error: DeviceClass nope is not in the snapshot"
+
+
 def test_classes_json_contract_on_mig_example():
     proc = run("classes", "--from", str(EXAMPLES / "mig-partitionable"), "-o", "json")
     doc = json.loads(proc.stdout)
