@@ -54,6 +54,19 @@ def test_reader_can_explain(cluster_gates_on, loaded):
     assert doc["podSets"][0]["charge"]["gpu.memory"] == "19Gi"
 
 
+def test_exit_code_contract(cluster_gates_on, loaded):
+    """0 once explained; --exit-code makes a workload that is not admitted exit 3, like git diff."""
+    loaded("resourceclaimtemplate")
+    pending = ("explain", "job/batch-infer", "-n", "team-a")
+    assert run_plugin(cluster_gates_on, *pending).returncode == 0
+    proc = run_plugin(cluster_gates_on, *pending, "--exit-code", "-o", "json")
+    assert proc.returncode == 3 and json.loads(proc.stdout)["state"] == "Pending"
+    admitted = run_plugin(cluster_gates_on, "explain", "job/train-llm", "-n", "team-a", "--exit-code")
+    assert admitted.returncode == 0, admitted.stderr
+    missing = run_plugin(cluster_gates_on, "explain", "job/nope", "-n", "team-a", "--exit-code")
+    assert missing.returncode == 1  # an error is still 1: the workload could not be explained
+
+
 def test_missing_job_and_unmanaged_job(cluster_gates_on, loaded):
     loaded("resourceclaimtemplate")
     proc = run_plugin(cluster_gates_on, "explain", "job/nope", "-n", "team-a")

@@ -98,6 +98,25 @@ def test_set_extended_resource_from_a_snapshot_needs_client_dry_run():
     assert line == "error: DeviceClass nope is not in the snapshot"
 
 
+def test_explain_exit_code_offline():
+    rct = str(EXAMPLES / "resourceclaimtemplate")
+    assert run("explain", "job/batch-infer", "-n", "team-a", "--from", rct).returncode == 0
+    assert run("explain", "job/batch-infer", "-n", "team-a", "--from", rct, "--exit-code").returncode == 3
+    assert run("explain", "job/train-llm", "-n", "team-a", "--from", rct, "--exit-code").returncode == 0
+
+
+def test_needs_attention():
+    from kubectl_kueue_dra.kueue.explain_request import needs_attention
+
+    error = {"severity": "error", "code": "X", "message": "m", "fix": None}
+    assert not needs_attention({"state": "Admitted", "findings": []})
+    assert needs_attention({"state": "Admitted", "findings": [error]})
+    assert needs_attention({"state": "Inadmissible", "findings": []})
+    assert not needs_attention({"state": "WhatIf", "findings": [dict(error, severity="warning")]})
+    assert needs_attention({"state": "WhatIf", "findings": [error]})
+    assert needs_attention({"items": [{"state": "Admitted"}, {"state": "Pending"}]})
+
+
 def test_classes_json_contract_on_mig_example():
     proc = run("classes", "--from", str(EXAMPLES / "mig-partitionable"), "-o", "json")
     doc = json.loads(proc.stdout)
