@@ -106,6 +106,42 @@ spec:
     assert "would fit in ClusterQueue research-cq" in fit["message"]
 
 
+WHAT_IF = """
+apiVersion: batch/v1
+kind: Job
+metadata: {{name: {name}, namespace: ml-research, labels: {{kueue.x-k8s.io/queue-name: research}}}}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      resourceClaims: [{{name: mig, resourceClaimTemplateName: {template}}}]
+      containers:
+      - name: eval
+        image: busybox
+        resources: {{requests: {requests}, claims: [{{name: mig}}]}}
+"""
+
+
+def test_one_fact_one_finding(cluster_gates_on, loaded):
+    """Each fact is one finding, Kueue's words quoted inside ours: the quota verdict and Kueue's
+    QuotaReserved message, a missing template's retry, an uncovered resource and the what-if fit."""
+    loaded("resourceclaimtemplate")
+    doc = explain_json(cluster_gates_on, "job/batch-infer", "-n", "team-a")
+    exhausted = [f for f in doc["findings"] if f["code"] == "QuotaExhausted"]
+    assert len(exhausted) == 1 and 'Kueue says: "couldn\'t assign flavors to pod set main' in exhausted[0]["message"]
+    loaded("mig-partitionable")
+    missing = run_plugin(cluster_gates_on, "explain", "-f", "-", "-o", "json",
+                         input=WHAT_IF.format(name="no-template", template="nope", requests='{cpu: "1"}'))
+    doc = json.loads(missing.stdout)
+    found = [f for f in doc["findings"] if f["code"] == "ClaimTemplateMissing"]
+    assert len(found) == 1 and found[0]["message"].count("retries") <= 1
+    uncovered = run_plugin(cluster_gates_on, "explain", "-f", "-", "-o", "json",
+                           input=WHAT_IF.format(name="uncovered", template="mig-3g20gb",
+                                                requests='{cpu: "1", "example.com/foo": "1"}'))
+    codes = [f["code"] for f in json.loads(uncovered.stdout)["findings"]]
+    assert "ResourceNotCovered" in codes and "WhatIfFit" not in codes
+
+
 def test_limit_range_defaults_and_an_unreadable_limit_range_list(cluster_gates_on, loaded, tmp_path):
     """LimitRange defaults and RuntimeClass overhead are read from the real API server and charged
     (a what-if Job); a user who may not list LimitRanges gets cpu/memory "unknown", the answer

@@ -117,6 +117,33 @@ def test_needs_attention():
     assert needs_attention({"items": [{"state": "Admitted"}, {"state": "Pending"}]})
 
 
+def test_one_fact_one_finding_offline(tmp_path):
+    rct, er = str(EXAMPLES / "resourceclaimtemplate"), str(EXAMPLES / "extended-resource")
+    doc = json.loads(run("explain", "job/batch-infer", "-n", "team-a", "--from", rct, "-o", "json").stdout)
+    exhausted = [f for f in doc["findings"] if f["code"] == "QuotaExhausted"]
+    assert len(exhausted) == 1 and "Kueue says: \"couldn't assign flavors" in exhausted[0]["message"]
+    shared = [f for c in json.loads(run("classes", "--from", er, "-o", "json").stdout)["deviceClasses"]
+              for f in c["findings"] if f["code"] == "DuplicateExtendedResourceName"]
+    assert len(shared) == 1
+    job = tmp_path / "job.yaml"
+    job.write_text("""apiVersion: batch/v1
+kind: Job
+metadata: {name: x, namespace: ml-research, labels: {kueue.x-k8s.io/queue-name: research}}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      resourceClaims: [{name: mig, resourceClaimTemplateName: nope}]
+      containers: [{name: c, image: busybox, resources: {requests: {"example.com/foo": "1"}, claims: [{name: mig}]}}]
+""")
+    doc = json.loads(run("explain", "-f", str(job), "--from", MIG, "-o", "json").stdout)
+    missing = next(f for f in doc["findings"] if f["code"] == "ClaimTemplateMissing")
+    assert missing["message"].count("retries") == 1
+    job.write_text(job.read_text().replace("nope", "mig-3g20gb"))
+    codes = [f["code"] for f in json.loads(run("explain", "-f", str(job), "--from", MIG, "-o", "json").stdout)["findings"]]
+    assert "ResourceNotCovered" in codes and "WhatIfFit" not in codes
+
+
 def test_classes_json_contract_on_mig_example():
     proc = run("classes", "--from", str(EXAMPLES / "mig-partitionable"), "-o", "json")
     doc = json.loads(proc.stdout)
