@@ -18,7 +18,8 @@ import click
 
 from .. import __version__
 from ..errors import UserError
-from .options import global_options, with_global_options
+from .common import WholeSummaryGroup
+from .options import global_options, with_global_options, with_snapshot_option
 
 PROG = "kubectl kueue-dra"
 
@@ -47,7 +48,7 @@ Examples:
 """
 
 
-class LazyGroup(click.Group):
+class LazyGroup(WholeSummaryGroup):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
 
@@ -66,18 +67,11 @@ class LazyGroup(click.Group):
                                    f"Run '{PROG} --help' for the list.", ctx)
         return super().resolve_command(ctx, args)
 
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = []
-        for name in self.list_commands(ctx):
-            command = self.get_command(ctx, name)
-            rows.append((name, command.get_short_help_str(limit=200) if command else ""))
-        with formatter.section("Commands"):
-            formatter.write_dl(rows)
-
 
 @click.group(cls=LazyGroup, epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"],
                                                                "max_content_width": 100})
 @click.version_option(__version__, "--version", prog_name="kueue-dra", message="%(prog)s %(version)s")
+@with_snapshot_option
 @with_global_options
 @click.pass_context
 def cli(ctx: click.Context) -> None:
@@ -85,7 +79,9 @@ def cli(ctx: click.Context) -> None:
 
     Shows which DeviceClasses charge which quota resource, explains what Kueue charges a workload
     and why, and checks that feature gates, mappings and queues are set up so that GPUs are
-    counted.
+    counted. Every command reads the cluster of the current context, or with --from PATH an
+    offline snapshot (kubectl get -o yaml output, a must-gather tree). Global flags are accepted
+    before or after the command.
     """
     global_options(ctx)
 

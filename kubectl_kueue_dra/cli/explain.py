@@ -17,23 +17,29 @@ Examples:
   kubectl kueue-dra explain workload/job-train-3c41a -o json
   kubectl kueue-dra explain pytorchjob/llm -n research -o wide
   kubectl kueue-dra explain -f job.yaml        # what-if: a manifest not submitted yet
+  kubectl kueue-dra explain job/train --exit-code   # exit 3 unless admitted and without errors
 """)
 @click.argument("reference", required=False, metavar="TYPE/NAME")
 @click.option("-f", "--filename", metavar="FILE",
               help="Explain a manifest (Job, Pod, JobSet, Workload); - reads stdin.")
 @click.option("--kueue-version", metavar="VERSION", help="Use this Kueue version's semantics (default: detected).")
+@click.option("--exit-code", is_flag=True, default=False,
+              help="Exit 3 when the workload is not admitted or an error finding is shown (default: 0 "
+                   "once explained).")
 @KUEUE_NAMESPACE_OPTION
 @with_snapshot_option
 @with_global_options
 @click.pass_context
 def explain(ctx: click.Context, reference: str | None, filename: str | None, kueue_version: str | None,
-            kueue_namespace: str | None) -> int:
+            exit_code: bool, kueue_namespace: str | None) -> int:
     """What Kueue charges a workload for DRA devices, and why it is (not) admitted.
 
     Re-derives the charge from claims → DeviceClasses → mappings → ResourceSlice counters the way
-    Kueue does, compares it with what Kueue recorded, and checks the queue path.
+    Kueue does, compares it with what Kueue recorded, and checks the queue path. Exit 0 once
+    explained, whatever the answer; with --exit-code, 3 when the workload is not admitted or an
+    error finding is shown (a what-if: an error finding).
     """
-    from ..kueue.explain_request import ExplainRequest, explain_document
+    from ..kueue.explain_request import ATTENTION_EXIT, ExplainRequest, explain_document, needs_attention
     from ..render.explain import explain_text
     from ..render.output import emit
 
@@ -42,4 +48,4 @@ def explain(ctx: click.Context, reference: str | None, filename: str | None, kue
                              opts.all_namespaces).validate()
     document = explain_document(open_view(opts), request)
     emit(document, opts.output, lambda d: explain_text(d, opts))
-    return 0
+    return ATTENTION_EXIT if exit_code and needs_attention(document) else 0

@@ -3,8 +3,8 @@
 A value of the wrong type (a string where a list belongs, a list where a quantity belongs, …)
 is removed from the object and reported as a :class:`Malformed` naming the object, the field path
 and the value, so the engine downstream sees only the types it expects and treats the field as
-absent — the answer goes on, marked partial, instead of ending in an internal error. Values of
-the right type but a bad content (a quantity ``abc``) are the business of whoever parses them.
+absent — the answer goes on, marked partial, instead of ending in an internal error. A quantity
+is checked against apimachinery's grammar too (``abc``, ``1x`` and ``"4"`` are not quantities).
 
 Shapes: ``STR``, ``INT`` (an integer, or a string of digits where Kubernetes allows int-or-string
 is not modelled), ``BOOL``, ``QTY`` (a quantity: string or number), ``ANY``; a ``dict`` of field →
@@ -14,11 +14,15 @@ shape (a mapping; fields not named are not checked); ``[shape]`` (a list of item
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
 Obj = dict[str, Any]
 STR, INT, BOOL, QTY, ANY = "string", "integer", "boolean", "quantity", "any"
+#: apimachinery's quantity grammar: a signed number, then a binary or decimal suffix or an exponent
+QUANTITY = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE]([+-]?\d{1,4}))?$")
 
 
 @dataclass(frozen=True)
@@ -51,7 +55,8 @@ def _describe(shape: Any) -> str:
         return "a list"
     if isinstance(shape, MapOf):
         return "a map"
-    return {STR: "a string", INT: "an integer", BOOL: "true or false", QTY: "a quantity"}.get(shape, str(shape))
+    names = {STR: "a string", INT: "an integer", BOOL: "true or false", QTY: "a Kubernetes quantity"}
+    return names.get(shape, str(shape))
 
 
 def _fits(value: Any, shape: Any) -> bool:
@@ -68,7 +73,11 @@ def _fits(value: Any, shape: Any) -> bool:
     if shape == INT:
         return isinstance(value, int) and not isinstance(value, bool)
     if shape == QTY:
-        return isinstance(value, (str, int, float)) and not isinstance(value, bool)
+        if isinstance(value, str):
+            return QUANTITY.match(value) is not None
+        if isinstance(value, float):
+            return math.isfinite(value)
+        return isinstance(value, int) and not isinstance(value, bool)
     raise ValueError(f"unknown shape {shape!r}")
 
 

@@ -60,19 +60,13 @@ def describe_class(dc: dict[str, Any], *, device_classes: list[dict[str, Any]],
     else:
         quota_resource, quota_source = None, None
 
-    if ern and not ern_usable:
-        others = [c for c in _sharing(device_classes, ern) if c != name]
+    if ern and ern_usable and len(_sharing(device_classes, ern)) > 1:  # said once, by the class that wins
+        losers = [c for c in _sharing(device_classes, ern) if c != name]
         findings.append(finding(
             "warning", "DuplicateExtendedResourceName",
-            f"extendedResourceName {ern} is also set on {', '.join(others)}; the scheduler and Kueue "
-            f"pick {winners[ern]} (newest, then first by name), so requests for {ern} never use {name}",
-            f"give {name} a different extendedResourceName or remove it"))
-    elif ern and len(_sharing(device_classes, ern)) > 1:
-        others = [c for c in _sharing(device_classes, ern) if c != name]
-        findings.append(finding(
-            "info", "DuplicateExtendedResourceName",
-            f"extendedResourceName {ern} is also set on {', '.join(others)}; requests for {ern} use "
-            f"{name} (newest, then first by name)", None))
+            f"extendedResourceName {ern} is set on {name} and {', '.join(losers)}; the scheduler and Kueue "
+            f"pick {name} (newest, then first by name), so requests for {ern} never use {', '.join(losers)}",
+            f"give {', '.join(losers)} a different extendedResourceName or remove it"))
 
     if mappings is not None and quota_resource is None:
         findings.append(finding(

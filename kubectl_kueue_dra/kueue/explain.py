@@ -135,8 +135,8 @@ def _podsets_doc(result: ChargeResult, binary: set[str]) -> tuple[list[dict[str,
     return docs, totals
 
 
-def _recorded_part(wl: dict[str, Any], result: ChargeResult, binary: set[str],
-                   dra_resources: set[str]) -> tuple[dict[str, str] | None, list[dict[str, Any]]]:
+def _recorded_part(wl: dict[str, Any], result: ChargeResult, binary: set[str], dra_resources: set[str],
+                   stated: set[str]) -> tuple[dict[str, str] | None, list[dict[str, Any]]]:
     """What Kueue recorded for the Workload, and the findings of comparing it with the prediction."""
     findings: list[dict[str, Any]] = []
     recorded_doc = None
@@ -145,7 +145,7 @@ def _recorded_part(wl: dict[str, Any], result: ChargeResult, binary: set[str],
         recorded_doc = next(iter(recorded.values())) if len(recorded) == 1 else _sum_recorded(recorded, binary)
         findings.extend(compare(result, recorded, "status.admission" if source == "admission"
                                 else "status.resourceRequests", dra_resources))
-    findings.extend(_condition_findings(wl, result))
+    findings.extend(_condition_findings(wl, result, stated))
     return recorded_doc, findings
 
 
@@ -184,10 +184,11 @@ def _queue_part(view: ClusterView, subject: Subject, ctx: KueueContext, result: 
                                  "quota": quota_table(world, totals, binary), "verdict": None}
     if not admitted and not result.rejected:  # a waiting workload, or a what-if manifest
         quota_found, queue_doc["verdict"] = quota_findings(world, [(ps.name, ps.total) for ps in result.podsets],
-                                                           binary)
+                                                           binary, kueue_says(wl))
         findings.extend(quota_found)
-        if wl is None:
-            findings.append(_what_if_fit(queue_doc, totals, cq_name))
+    uncovered = any(f["code"] == "ResourceNotCovered" for f in findings)  # it says the workload cannot fit
+    if wl is None and not result.rejected and not uncovered:
+        findings.append(_what_if_fit(queue_doc, totals, cq_name))
     return queue_doc, findings
 
 
@@ -239,11 +240,11 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
     recorded_doc = None
     admitted = wl is not None and is_admitted(wl)
     findings.extend(admissibility_findings(result, inputs.adjust.limit_ranges, admitted))
-    if wl is not None:
-        recorded_doc, more = _recorded_part(wl, result, binary, dra_resources)
+    queue_doc, queue_found = _queue_part(view, subject, ctx, result, admitted, totals, binary)
+    if wl is not None:  # one fact, one finding: what the queue part states, Kueue's condition does not repeat
+        recorded_doc, more = _recorded_part(wl, result, binary, dra_resources, {f["code"] for f in queue_found})
         findings.extend(more)
-    queue_doc, more = _queue_part(view, subject, ctx, result, admitted, totals, binary)
-    findings.extend(more)
+    findings.extend(queue_found)
     cluster_queue = _cluster_queue(view, subject)
     partial_doc, more = partial_admission_part(quota_world(view, cluster_queue) if cluster_queue else None,
                                                subject.podsets, result, admitted, ctx.partial_admission, binary)
@@ -330,7 +331,15 @@ def _dra_findings(result: ChargeResult) -> list[dict[str, Any]]:
                                    f"Kueue's message: {result.message}", fix, predicted=True)]
 
 
-def _condition_findings(wl: dict[str, Any], result: ChargeResult) -> list[dict[str, Any]]:
+def kueue_says(wl: dict[str, Any] | None) -> str | None:
+    """Kueue's own words on why the Workload has no quota (its QuotaReserved=False message)."""
+    qr = condition(wl, "QuotaReserved") if wl is not None else None
+    return (qr.get("message") or None) if qr is not None and qr.get("status") == "False" else None
+
+
+def _condition_findings(wl: dict[str, Any], result: ChargeResult, stated: set[str]) -> list[dict[str, Any]]:
+    """Kueue's recorded reason, unless a finding of ours already states the same fact (``stated``:
+    the codes of the quota verdict, which quotes Kueue's words)."""
     out: list[dict[str, Any]] = []
     qr = condition(wl, "QuotaReserved")
     if qr is None or qr.get("status") != "False":
@@ -339,6 +348,8 @@ def _condition_findings(wl: dict[str, Any], result: ChargeResult) -> list[dict[s
     if result.message and message == result.message:
         return out  # already explained by the predicted DRA failure
     found = cause_of(message)
+    if found and found[0] in stated:
+        return out
     if found:
         code, cause, fix = found
         out.append(finding("error" if code not in ("QuotaExhausted",) else "warning", code,

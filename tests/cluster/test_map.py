@@ -531,6 +531,26 @@ def test_set_extended_resource_with_the_gate_on(cluster_gates_on):
     assert name in [d["name"] for d in listing["deviceClasses"]]
 
 
+def test_set_extended_resource_against_a_snapshot_of_the_cluster(cluster_gates_on, tmp_path):
+    """--from SNAPSHOT --dry-run=client computes the change the server dry run makes, sending nothing."""
+    c = cluster_gates_on
+    name = f"er-{secrets.token_hex(3)}.example.com"
+    device_class(c, name)
+    snap = tmp_path / "deviceclass.yaml"
+    snap.write_text(c.kubectl("get", "deviceclass", name, "-o", "yaml").stdout)
+    offline = plugin_json(c, "classes", "set-extended-resource", name, "example.com/gpu", "--from", str(snap),
+                          "--dry-run=client")
+    live = plugin_json(c, "classes", "set-extended-resource", name, "example.com/gpu", "--dry-run=server")
+    assert offline["changed"] and not offline["written"] and offline["dryRun"] == "client"
+    assert added(offline["diff"], "extendedResourceName: example.com/gpu")
+    assert added(live["diff"], "extendedResourceName: example.com/gpu")
+    assert "extendedResourceName" not in c.get_json("deviceclass", name)["spec"]
+    # before the command too, like every global flag
+    before = plugin_json(c, "--from", str(snap), "classes", "set-extended-resource", name, "example.com/gpu",
+                         "--dry-run=client")
+    assert before["diff"] == offline["diff"]
+
+
 def test_set_extended_resource_warns_when_the_gate_is_off(cluster_gates_off):
     c = cluster_gates_off
     name = f"er-{secrets.token_hex(3)}.example.com"

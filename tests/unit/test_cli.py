@@ -60,6 +60,90 @@ def test_global_flags_before_and_after_command():
     assert json.loads(before.stdout) == json.loads(after.stdout)
 
 
+@pytest.mark.parametrize("command", [("classes",), ("map",), ("verify",), ("version",),
+                                     ("explain", "job/notebook-eval", "-n", "ml-research")])
+def test_from_before_the_command_is_the_same_as_after(command):
+    before = run("--from", MIG, *command, "-o", "json")
+    after = run(*command, "--from", MIG, "-o", "json")
+    assert before.returncode == after.returncode and before.returncode in (0, 1)
+    assert json.loads(before.stdout) == json.loads(after.stdout)
+
+
+def test_root_help_mentions_from_and_global_flags_in_both_places():
+    text = " ".join(run("--help").stdout.split())
+    assert "--from PATH" in text and "before or after the command" in text
+
+
+@pytest.mark.parametrize("group", ["map", "classes"])
+def test_subcommand_summaries_are_not_cut(group):
+    lines = run(group, "--help").stdout.split("Commands:")[1].split("\n\n")[0]
+    assert "..." not in lines
+    assert "Add the mapping NAME, or replace it (classes and sources as given)." in " ".join(lines.split()) \
+        or group == "classes"
+
+
+def test_set_extended_resource_from_a_snapshot_needs_client_dry_run():
+    er = str(EXAMPLES / "resourceclaimtemplate")
+    proc = run("classes", "set-extended-resource", "gpu.nvidia.com", "nvidia.com/gpu", "--from", er,
+               "--dry-run=client", "-o", "json")
+    doc = json.loads(proc.stdout)
+    assert proc.returncode == 0 and doc["changed"] and not doc["written"]
+    assert "+  extendedResourceName: nvidia.com/gpu" in doc["diff"]
+    assert [f["code"] for f in doc["findings"]] == ["MappingWins"]
+    line = one_line_error(run("classes", "set-extended-resource", "gpu.nvidia.com", "nvidia.com/gpu",
+                              "--from", er), code=2)
+    assert line == "error: --from reads an offline snapshot: a change against it needs --dry-run=client"
+    line = one_line_error(run("classes", "set-extended-resource", "nope", "nvidia.com/gpu", "--from", er,
+                              "--dry-run=client"))
+    assert line == "error: DeviceClass nope is not in the snapshot"
+
+
+def test_explain_exit_code_offline():
+    rct = str(EXAMPLES / "resourceclaimtemplate")
+    assert run("explain", "job/batch-infer", "-n", "team-a", "--from", rct).returncode == 0
+    assert run("explain", "job/batch-infer", "-n", "team-a", "--from", rct, "--exit-code").returncode == 3
+    assert run("explain", "job/train-llm", "-n", "team-a", "--from", rct, "--exit-code").returncode == 0
+
+
+def test_needs_attention():
+    from kubectl_kueue_dra.kueue.explain_request import needs_attention
+
+    error = {"severity": "error", "code": "X", "message": "m", "fix": None}
+    assert not needs_attention({"state": "Admitted", "findings": []})
+    assert needs_attention({"state": "Admitted", "findings": [error]})
+    assert needs_attention({"state": "Inadmissible", "findings": []})
+    assert not needs_attention({"state": "WhatIf", "findings": [dict(error, severity="warning")]})
+    assert needs_attention({"state": "WhatIf", "findings": [error]})
+    assert needs_attention({"items": [{"state": "Admitted"}, {"state": "Pending"}]})
+
+
+def test_one_fact_one_finding_offline(tmp_path):
+    rct, er = str(EXAMPLES / "resourceclaimtemplate"), str(EXAMPLES / "extended-resource")
+    doc = json.loads(run("explain", "job/batch-infer", "-n", "team-a", "--from", rct, "-o", "json").stdout)
+    exhausted = [f for f in doc["findings"] if f["code"] == "QuotaExhausted"]
+    assert len(exhausted) == 1 and "Kueue says: \"couldn't assign flavors" in exhausted[0]["message"]
+    shared = [f for c in json.loads(run("classes", "--from", er, "-o", "json").stdout)["deviceClasses"]
+              for f in c["findings"] if f["code"] == "DuplicateExtendedResourceName"]
+    assert len(shared) == 1
+    job = tmp_path / "job.yaml"
+    job.write_text("""apiVersion: batch/v1
+kind: Job
+metadata: {name: x, namespace: ml-research, labels: {kueue.x-k8s.io/queue-name: research}}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      resourceClaims: [{name: mig, resourceClaimTemplateName: nope}]
+      containers: [{name: c, image: busybox, resources: {requests: {"example.com/foo": "1"}, claims: [{name: mig}]}}]
+""")
+    doc = json.loads(run("explain", "-f", str(job), "--from", MIG, "-o", "json").stdout)
+    missing = next(f for f in doc["findings"] if f["code"] == "ClaimTemplateMissing")
+    assert missing["message"].count("retries") == 1
+    job.write_text(job.read_text().replace("nope", "mig-3g20gb"))
+    codes = [f["code"] for f in json.loads(run("explain", "-f", str(job), "--from", MIG, "-o", "json").stdout)["findings"]]
+    assert "ResourceNotCovered" in codes and "WhatIfFit" not in codes
+
+
 def test_classes_json_contract_on_mig_example():
     proc = run("classes", "--from", str(EXAMPLES / "mig-partitionable"), "-o", "json")
     doc = json.loads(proc.stdout)

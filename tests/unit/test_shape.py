@@ -83,3 +83,12 @@ def test_a_malformed_kueue_configuration_is_a_finding_not_a_crash(tmp_path):
     bad = {f["field"] for f in doc["findings"] if f["code"] == "MalformedObject"}
     assert bad == {"data.controller_manager_config.yaml.resources.deviceClassMappings",
                    "data.controller_manager_config.yaml.resources.excludeResourcePrefixes"}
+
+
+def test_a_quantity_is_checked_against_apimachinerys_grammar():
+    obj = {"kind": "Pod", "metadata": {"name": "p", "namespace": "ns"}, "spec": {"containers": [
+        {"name": "c", "resources": {"requests": {"cpu": "abc", "memory": "1.5Gi", "nvidia.com/gpu": '"4"',
+                                                 "ephemeral-storage": 1e3, "example.com/x": "1x"}}}]}}
+    found = check_object("Pod", obj, SHAPES["Pod"])
+    assert obj["spec"]["containers"][0]["resources"]["requests"] == {"memory": "1.5Gi", "ephemeral-storage": 1e3}
+    assert sorted(m.value for m in found) == ["'\"4\"'", "'1x'", "'abc'"]
