@@ -18,6 +18,8 @@ Examples:
   kubectl kueue-dra explain pytorchjob/llm -n research -o wide
   kubectl kueue-dra explain -f job.yaml        # what-if: a manifest not submitted yet
   kubectl kueue-dra explain job/train --exit-code   # exit 3 unless admitted and without errors
+  kubectl kueue-dra explain -A                 # every workload, one line each
+  kubectl kueue-dra explain --cluster-queue gpu-cq -A
 """)
 @click.argument("reference", required=False, metavar="TYPE/NAME")
 @click.option("-f", "--filename", metavar="FILE",
@@ -26,26 +28,35 @@ Examples:
 @click.option("--exit-code", is_flag=True, default=False,
               help="Exit 3 when the workload is not admitted or an error finding is shown (default: 0 "
                    "once explained).")
+@click.option("--cluster-queue", metavar="CQ", help="With no TYPE/NAME: list only the workloads of this ClusterQueue.")
+@click.option("--local-queue", metavar="LQ", help="With no TYPE/NAME: list only the workloads of this LocalQueue.")
 @KUEUE_NAMESPACE_OPTION
 @with_snapshot_option
 @with_global_options
 @click.pass_context
 def explain(ctx: click.Context, reference: str | None, filename: str | None, kueue_version: str | None,
-            exit_code: bool, kueue_namespace: str | None) -> int:
+            exit_code: bool, cluster_queue: str | None, local_queue: str | None,
+            kueue_namespace: str | None) -> int:
     """What Kueue charges a workload for DRA devices, and why it is (not) admitted.
 
     Re-derives the charge from claims → DeviceClasses → mappings → ResourceSlice counters the way
-    Kueue does, compares it with what Kueue recorded, and checks the queue path. Exit 0 once
+    Kueue does, compares it with what Kueue recorded, and checks the queue path. With no TYPE/NAME
+    (and no -f) it lists the workloads of the namespace (-A: all), one line each. Exit 0 once
     explained, whatever the answer; with --exit-code, 3 when the workload is not admitted or an
     error finding is shown (a what-if: an error finding).
     """
-    from ..kueue.explain_request import ATTENTION_EXIT, ExplainRequest, explain_document, needs_attention
+    from ..kueue.explain_request import (ATTENTION_EXIT, ExplainRequest, explain_document, list_document,
+                                         needs_attention)
     from ..render.explain import explain_text
     from ..render.output import emit
+    from ..render.workload_list import workload_list_text
 
     opts = command_options(ctx, ACCEPTS)
     request = ExplainRequest(reference, filename, kueue_version, kueue_namespace, opts.namespace,
-                             opts.all_namespaces).validate()
+                             opts.all_namespaces, cluster_queue, local_queue).validate()
+    if request.lists:
+        emit(list_document(open_view(opts), request), opts.output, lambda d: workload_list_text(d, opts))
+        return 0
     document = explain_document(open_view(opts), request)
     emit(document, opts.output, lambda d: explain_text(d, opts))
     return ATTENTION_EXIT if exit_code and needs_attention(document) else 0

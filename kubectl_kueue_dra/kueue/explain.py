@@ -266,6 +266,7 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
         "dra": {"processed": result.dra_processed, "failedStep": result.failed_step,
                 "message": result.message, "retried": result.retried if result.rejected else None},
         "podSets": podsets_doc,
+        "draCharge": {n: format_usage(n, totals[n], binary) for n in sorted(dra_resources) if totals.get(n)},
         "recorded": recorded_doc,
         "queue": queue_doc,
         "partialAdmission": partial_doc,

@@ -20,6 +20,8 @@ class ExplainRequest:
     kueue_namespace: str | None = None
     namespace: str | None = None
     all_namespaces: bool = False
+    cluster_queue: str | None = None
+    local_queue: str | None = None
     ref: Any = None  # the parsed reference (set by validate)
     manifest: dict[str, Any] | None = None  # the manifest read from -f (set by validate)
 
@@ -28,8 +30,11 @@ class ExplainRequest:
         from ..kube.manifest import read_manifest
         from ..kube.refs import parse_ref
 
-        if bool(self.reference) == bool(self.filename):
+        if self.reference and self.filename:
             raise UsageError("give either TYPE/NAME or -f FILE", "e.g. explain job/train, or explain -f job.yaml")
+        if (self.cluster_queue or self.local_queue) and (self.reference or self.filename):
+            raise UsageError("--cluster-queue and --local-queue select the workloads to list; "
+                             "they do not go with TYPE/NAME or -f")
         flags.kueue_version(self.kueue_version)
         flags.kueue_namespace(self.kueue_namespace)
         if self.filename and self.all_namespaces:
@@ -37,6 +42,23 @@ class ExplainRequest:
         self.ref = parse_ref(self.reference) if self.reference else None
         self.manifest = read_manifest(self.filename, stdin) if self.filename else None
         return self
+
+    @property
+    def lists(self) -> bool:
+        """No TYPE/NAME and no manifest: list the Workloads in scope, one line each."""
+        return not self.reference and not self.filename
+
+
+def list_document(view: ClusterView, req: ExplainRequest) -> dict[str, Any]:
+    """``explain`` with no TYPE/NAME: every Workload in scope, each document as ``explain`` gives it."""
+    from .explain import Settings
+    from .workload_list import Scope, explain_all
+
+    scope = Scope(None if req.all_namespaces else (req.namespace or view.default_namespace),
+                  req.cluster_queue, req.local_queue)
+    items = explain_all(view, scope, Settings(req.kueue_version, req.kueue_namespace))
+    return {"kind": "List", "items": items, "partial": bool(view.unreadable),
+            "findings": unreadable_findings(view)}
 
 
 def explain_document(view: ClusterView, req: ExplainRequest) -> dict[str, Any]:

@@ -188,3 +188,34 @@ def test_limit_range_defaults_and_an_unreadable_limit_range_list(cluster_gates_o
     assert any(f["code"] == "ChargeUnknown" for f in doc["findings"])
     text = run_plugin(c, "explain", "-f", "-", "--as", "no-lr-user", input=yaml.safe_dump(job)).stdout
     assert "unknown" in text and "LimitRanges" in text
+
+
+def test_workloads_at_a_glance_live_equals_offline(cluster_gates_on, loaded):
+    """``explain`` with no TYPE/NAME on the real API server: the same list as offline, sorted like
+    kubectl, and the reader role can read every kind it needs."""
+    snap = loaded("resourceclaimtemplate")
+    live = explain_json(cluster_gates_on, "-n", "team-a")
+    assert live == explain_json(cluster_gates_on, "-n", "team-a", "--from", str(snap))
+    summaries = [d["summary"] for d in live["items"]]
+    assert [s["name"].rsplit("-", 1)[0] for s in summaries] == ["job-batch-infer", "job-train-llm"]
+    assert [s["draCharge"] for s in summaries] == [{"whole-gpus": "1"}, {"whole-gpus": "4"}]
+    assert not live["partial"]
+    as_reader = explain_json(cluster_gates_on, "--cluster-queue", "gpu-cq", "-A", context="reader")
+    assert [d["summary"] for d in as_reader["items"]] == summaries
+
+
+def test_workload_list_reads_each_list_once(cluster_gates_on, loaded):
+    """Fast whatever the number of Workloads: every GET of the run is a distinct path (a list of each
+    kind, not one per workload), and listing every workload costs no more requests per workload."""
+    import perf
+
+    loaded("mig-partitionable")
+    listed = perf.plugin(cluster_gates_on.kubeconfig, ["explain", "-A", "-o", "json"], capture=True)
+    assert listed.exit_code == 0, listed.stderr
+    gets = [c for c in listed.stats["calls"] if c["method"] == "GET" and "continue=" not in c["path"]]
+    assert len(gets) == len({c["path"] for c in gets}), sorted(c["path"] for c in gets)
+    assert [d["summary"]["draCharge"] for d in json.loads(listed.stdout)["items"]] == \
+        [{"gpu.memory": "19Gi"}, {"gpu.memory": "80384Mi"}]
+    single = perf.plugin(cluster_gates_on.kubeconfig, ["explain", "job/pretrain", "-n", "ml-research", "-o", "json"])
+    print(f"requests: list of all workloads {listed.stats['requests']}, one workload {single.stats['requests']}")
+    assert listed.stats["requests"] <= single.stats["requests"] + 10

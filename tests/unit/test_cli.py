@@ -191,7 +191,7 @@ def test_explain_workload_reference_and_yaml_output():
 
 
 @pytest.mark.parametrize("args,message", [
-    (("explain",), "error: give either TYPE/NAME or -f FILE; e.g. explain job/train, or explain -f job.yaml"),
+    (("explain", "job/x", "-f", "job.yaml"), "error: give either TYPE/NAME or -f FILE"),
     (("explain", "jobb/x"), 'error: unknown kind "jobb" in "jobb/x"'),
     (("explain", "job"), 'error: invalid reference "job"'),
 ])
