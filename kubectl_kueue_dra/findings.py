@@ -13,9 +13,18 @@ def finding(severity: str, code: str, message: str, fix: str | None = None, **ex
 
 
 def unreadable_findings(view: Any) -> list[dict[str, Any]]:
-    """One finding per list or get of ``view`` that was forbidden; the answer is then partial."""
+    """One finding per list or get of ``view`` that was forbidden, and one per field of the wrong
+    type the view removed; the answer is then partial."""
     return [finding("warning", "Unreadable", f"{e.message}; the answer below is partial", e.hint)
-            for e in view.unreadable]
+            for e in view.unreadable] + [
+        finding("warning", "MalformedObject", f"{m.message()}; the answer below is partial",
+                f"fix the field {m.path} of {m.object_ref}", object=m.object_ref, field=m.path, value=m.value)
+        for m in view.malformed]
+
+
+def is_partial(view: Any) -> bool:
+    """Whether something the answer depends on could not be read, or was malformed."""
+    return bool(view.unreadable or view.malformed)
 
 
 def config_findings(config: Any, view: Any) -> list[dict[str, Any]]:

@@ -18,7 +18,8 @@ import click
 
 from .. import __version__
 from ..errors import UserError
-from .options import global_options, with_global_options
+from .common import WholeSummaryGroup
+from .options import global_options, with_global_options, with_snapshot_option
 
 PROG = "kubectl kueue-dra"
 
@@ -47,7 +48,7 @@ Examples:
 """
 
 
-class LazyGroup(click.Group):
+class LazyGroup(WholeSummaryGroup):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
 
@@ -66,18 +67,11 @@ class LazyGroup(click.Group):
                                    f"Run '{PROG} --help' for the list.", ctx)
         return super().resolve_command(ctx, args)
 
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = []
-        for name in self.list_commands(ctx):
-            command = self.get_command(ctx, name)
-            rows.append((name, command.get_short_help_str(limit=200) if command else ""))
-        with formatter.section("Commands"):
-            formatter.write_dl(rows)
-
 
 @click.group(cls=LazyGroup, epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"],
                                                                "max_content_width": 100})
 @click.version_option(__version__, "--version", prog_name="kueue-dra", message="%(prog)s %(version)s")
+@with_snapshot_option
 @with_global_options
 @click.pass_context
 def cli(ctx: click.Context) -> None:
@@ -85,7 +79,9 @@ def cli(ctx: click.Context) -> None:
 
     Shows which DeviceClasses charge which quota resource, explains what Kueue charges a workload
     and why, and checks that feature gates, mappings and queues are set up so that GPUs are
-    counted.
+    counted. Every command reads the cluster of the current context, or with --from PATH an
+    offline snapshot (kubectl get -o yaml output, a must-gather tree). Global flags are accepted
+    before or after the command.
     """
     global_options(ctx)
 
@@ -187,16 +183,20 @@ def _dispatch(args: list[str]) -> int:
     except UserError as e:
         if verbose:
             logging.getLogger("kubectl_kueue_dra").debug("error detail", exc_info=True)
-        click.echo(f"error: {e}", err=True)
+        from ..render.terminal import safe
+
+        click.echo(safe(f"error: {e}"), err=True)
         return e.exit_code
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
-    except Exception as e:  # noqa: BLE001 — the last line of defence: one line, no traceback
+    except Exception as e:  # the last line of defence: one line, no traceback
         if verbose:
             raise
-        click.echo(f"error: internal error: {type(e).__name__}: {e} (run with -v for details)", err=True)
+        from ..render.terminal import safe
+
+        click.echo(safe(f"error: internal error: {type(e).__name__}: {e} (run with -v for details)"), err=True)
         return 1
 
 

@@ -2,12 +2,13 @@
 
 import click
 
-from .common import KUEUE_NAMESPACE_OPTION
+from .common import KUEUE_NAMESPACE_OPTION, WholeSummaryGroup
 from .context import open_view
 from .options import READ_COMMAND, command_options, with_global_options, with_snapshot_option
 
 
-@click.group(invoke_without_command=True, short_help="DeviceClasses, the quota resource each one charges, matching devices.", epilog="""\b
+@click.group(cls=WholeSummaryGroup, invoke_without_command=True,
+             short_help="DeviceClasses, the quota resource each one charges, matching devices.", epilog="""\b
 Examples:
   kubectl kueue-dra classes
   kubectl kueue-dra classes -o wide           # with the CEL selectors

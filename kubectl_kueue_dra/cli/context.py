@@ -16,5 +16,6 @@ def open_view(opts: GlobalOptions) -> ClusterView:
     client = KubeClient(ConnectionOptions(
         kubeconfig=opts.kubeconfig, context=opts.context, namespace=opts.namespace,
         as_user=opts.as_user, as_groups=tuple(opts.as_groups),
-        request_timeout=opts.request_timeout, debug=opts.verbose > 0))
+        request_timeout=opts.request_timeout,
+        insecure_skip_tls_verify=opts.insecure_skip_tls_verify, debug=opts.verbose > 0))
     return LiveView(client)

@@ -17,12 +17,17 @@ Examples:
   kubectl kueue-dra explain workload/job-train-3c41a -o json
   kubectl kueue-dra explain pytorchjob/llm -n research -o wide
   kubectl kueue-dra explain -f job.yaml        # what-if: a manifest not submitted yet
+  kubectl kueue-dra explain job/train --exit-code   # exit 3 unless admitted and without errors
   kubectl kueue-dra explain -A                 # every workload, one line each
   kubectl kueue-dra explain --cluster-queue gpu-cq -A
 """)
 @click.argument("reference", required=False, metavar="TYPE/NAME")
-@click.option("-f", "--filename", metavar="FILE", help="Explain a manifest (Job, Pod, JobSet, Workload); - reads stdin.")
+@click.option("-f", "--filename", metavar="FILE",
+              help="Explain a manifest (Job, Pod, JobSet, Workload); - reads stdin.")
 @click.option("--kueue-version", metavar="VERSION", help="Use this Kueue version's semantics (default: detected).")
+@click.option("--exit-code", is_flag=True, default=False,
+              help="Exit 3 when the workload is not admitted or an error finding is shown (default: 0 "
+                   "once explained).")
 @click.option("--cluster-queue", metavar="CQ", help="With no TYPE/NAME: list only the workloads of this ClusterQueue.")
 @click.option("--local-queue", metavar="LQ", help="With no TYPE/NAME: list only the workloads of this LocalQueue.")
 @KUEUE_NAMESPACE_OPTION
@@ -30,14 +35,18 @@ Examples:
 @with_global_options
 @click.pass_context
 def explain(ctx: click.Context, reference: str | None, filename: str | None, kueue_version: str | None,
-            cluster_queue: str | None, local_queue: str | None, kueue_namespace: str | None) -> int:
+            exit_code: bool, cluster_queue: str | None, local_queue: str | None,
+            kueue_namespace: str | None) -> int:
     """What Kueue charges a workload for DRA devices, and why it is (not) admitted.
 
     Re-derives the charge from claims → DeviceClasses → mappings → ResourceSlice counters the way
     Kueue does, compares it with what Kueue recorded, and checks the queue path. With no TYPE/NAME
-    (and no -f) it lists the workloads of the namespace (-A: all), one line each.
+    (and no -f) it lists the workloads of the namespace (-A: all), one line each. Exit 0 once
+    explained, whatever the answer; with --exit-code, 3 when the workload is not admitted or an
+    error finding is shown (a what-if: an error finding).
     """
-    from ..kueue.explain_request import ExplainRequest, explain_document, list_document
+    from ..kueue.explain_request import (ATTENTION_EXIT, ExplainRequest, explain_document, list_document,
+                                         needs_attention)
     from ..render.explain import explain_text
     from ..render.output import emit
     from ..render.workload_list import workload_list_text
@@ -50,4 +59,4 @@ def explain(ctx: click.Context, reference: str | None, filename: str | None, kue
         return 0
     document = explain_document(open_view(opts), request)
     emit(document, opts.output, lambda d: explain_text(d, opts))
-    return 0
+    return ATTENTION_EXIT if exit_code and needs_attention(document) else 0

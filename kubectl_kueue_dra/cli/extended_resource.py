@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from .map import DRY_RUN_OPTION
-from .options import CHANGE_COMMAND, command_options, with_global_options
+from .options import CHANGE_COMMAND, command_options, with_global_options, with_snapshot_option
 
 
 @click.command("set-extended-resource", epilog="""\b
@@ -14,11 +14,13 @@ Examples:
   kubectl kueue-dra classes set-extended-resource gpu.nvidia.com nvidia.com/gpu
   kubectl kueue-dra classes set-extended-resource gpu.nvidia.com nvidia.com/gpu --dry-run=server
   kubectl kueue-dra classes set-extended-resource gpu.nvidia.com --clear
+  kubectl kueue-dra classes set-extended-resource gpu.nvidia.com nvidia.com/gpu --from snap/ --dry-run=client
 """)
 @click.argument("device_class", metavar="CLASS")
 @click.argument("name", required=False)
 @click.option("--clear", is_flag=True, default=False, help="Remove spec.extendedResourceName.")
 @DRY_RUN_OPTION
+@with_snapshot_option
 @with_global_options
 @click.pass_context
 def set_extended_resource(ctx: click.Context, device_class: str, name: str | None, clear: bool,
@@ -28,6 +30,7 @@ def set_extended_resource(ctx: click.Context, device_class: str, name: str | Non
     Pods can then request NAME (e.g. nvidia.com/gpu: 1) and get a device of CLASS; Kueue charges
     them as NAME unless CLASS is in a deviceClassMappings entry. Needs the DRAExtendedResource
     feature gate on the API server: when the server drops the field, this says so and exits 1.
+    With --from and --dry-run=client the change is computed against a snapshot.
     """
     from ..kueue.extended_resource import ExtendedResourceRequest
     from ..kueue.extended_resource import set_extended_resource as run

@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from ..errors import UserError
-from .common import KUEUE_NAMESPACE_OPTION
+from .common import KUEUE_NAMESPACE_OPTION, WholeSummaryGroup
 from .context import open_view
 from .options import CHANGE_COMMAND, READ_COMMAND, command_options, with_global_options, with_snapshot_option
 
@@ -33,7 +33,7 @@ def _group_param(ctx: click.Context, name: str) -> Any:
     return parent.params.get(name) if parent is not None else None
 
 
-@click.group("map", invoke_without_command=True,
+@click.group("map", cls=WholeSummaryGroup, invoke_without_command=True,
              short_help="deviceClassMappings: show them, and set or remove one safely.", epilog="""\b
 Examples:
   kubectl kueue-dra map

@@ -29,6 +29,7 @@ class GlobalOptions:
     as_user: str | None = None
     as_groups: list[str] = field(default_factory=list)
     request_timeout: float = DEFAULT_TIMEOUT
+    insecure_skip_tls_verify: bool = False
     output: str = "table"
     no_headers: bool = False
     color: str = "auto"
@@ -43,6 +44,10 @@ class GlobalOptions:
             flag = _FLAG_NAMES[unused[0]]
             what = f"-o {self.output}" if unused[0] == "output" else flag
             raise UsageError(f"{what} does nothing for {command}", accepts.hint(unused[0], command))
+        if self.as_groups and not self.as_user:
+            # the API server refuses Impersonate-Group without Impersonate-User (kubectl says so too)
+            raise UsageError("--as-group needs --as: Kubernetes impersonates groups only together with a user",
+                             "add --as USER")
         return self
 
     @property
@@ -50,10 +55,11 @@ class GlobalOptions:
         return Style(self.color)
 
 
-CONNECTION = ("kubeconfig", "context", "as_user", "as_groups", "request_timeout")
+CONNECTION = ("kubeconfig", "context", "as_user", "as_groups", "request_timeout", "insecure_skip_tls_verify")
 _FLAG_NAMES = {"kubeconfig": "--kubeconfig", "context": "--context", "namespace": "-n/--namespace",
                "all_namespaces": "-A/--all-namespaces", "as_user": "--as", "as_groups": "--as-group",
-               "request_timeout": "--request-timeout", "output": "-o/--output", "no_headers": "--no-headers",
+               "request_timeout": "--request-timeout", "insecure_skip_tls_verify": "--insecure-skip-tls-verify",
+               "output": "-o/--output", "no_headers": "--no-headers",
                "color": "--color", "from_path": "--from"}
 
 
@@ -141,6 +147,9 @@ _OPTIONS: list[Callable[..., Any]] = [
     click.option("--request-timeout", metavar="DURATION", expose_value=False,
                  callback=_store("request_timeout", _timeout),
                  help=f"Time to wait for one request, e.g. 10s (default {DEFAULT_TIMEOUT:g}s)."),
+    click.option("--insecure-skip-tls-verify", "insecure_skip_tls_verify", is_flag=True, default=None,
+                 expose_value=False, callback=_store("insecure_skip_tls_verify"),
+                 help="Do not check the server's certificate (as kubectl; insecure)."),
     click.option("-o", "--output", type=click.Choice(FORMATS), expose_value=False,
                  callback=_store("output"), help="Output format (default table)."),
     click.option("--no-headers", is_flag=True, default=None, expose_value=False,

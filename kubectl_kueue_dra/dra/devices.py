@@ -11,7 +11,7 @@ from functools import cached_property
 from typing import Any
 from collections.abc import Iterable, Iterator, Sequence
 
-from .cel import CelError, SelectorEvaluator
+from .cel import CelCompileError, CelError, SelectorEvaluator
 
 
 @dataclass
@@ -59,6 +59,9 @@ class MatchCount:
     pools: int = 0
     incomplete_pool_devices: int = 0  # matching devices in pools the scheduler will not use
     errors: dict[str, int] = field(default_factory=dict)  # error message -> devices that hit it
+    #: devices a selector valid in Kubernetes could not be evaluated on here (an evaluation limit of
+    #: this tool, e.g. nesting): message -> devices. The count is then unknown, never a number.
+    unevaluable: dict[str, int] = field(default_factory=dict)
 
 
 class ShapeIndex:
@@ -123,7 +126,9 @@ def count_matching(pools: Sequence[Pool], selectors: Sequence[str], evaluator: S
         matched = 0
         for gid, n in counts.items():
             ok = outcomes[gid]
-            if isinstance(ok, CelError):
+            if isinstance(ok, CelCompileError) and ok.unsupported:
+                result.unevaluable[ok.detail] = result.unevaluable.get(ok.detail, 0) + n
+            elif isinstance(ok, CelError):
                 result.errors[str(ok)] = result.errors.get(str(ok), 0) + n
             elif ok:
                 matched += n

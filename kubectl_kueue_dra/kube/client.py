@@ -54,6 +54,8 @@ class KubeClient:
         self.loaded: LoadedConfig = load(opts)
         cfg = self.loaded.configuration
         cfg.retries = False  # retries are ours: bounded by the request timeout, with backoff
+        if not cfg.verify_ssl:
+            _quiet_insecure_warning()
         self._cfg = cfg
         self._pool = rest.RESTClientObject(cfg).pool_manager
         self.server = cfg.host.rstrip("/")
@@ -183,6 +185,8 @@ class KubeClient:
             return errors.Unauthorized(f"cannot {what}: unauthorized (the server did not accept the "
                                        "credentials)", "log in again or check the kubeconfig user",
                                        status=401)
+        if status == 403 and (denied := errors.impersonation_denied(message, self.opts.as_user, self.opts.as_groups)):
+            return denied
         if status == 403:
             return errors.Forbidden(t.verb, t.resource, t.namespace, t.name, self.user)
         if status == 404:
@@ -228,6 +232,16 @@ class KubeClient:
             else:  # the head did not show the token: fetch it now
                 payload = self.request("GET", path, target, query=params, raw=True)
             ahead = None
+
+
+def _quiet_insecure_warning() -> None:
+    """The user asked for no certificate check (kubeconfig or flag): urllib3 would warn on every
+    request; kubectl prints nothing, and neither does this."""
+    import warnings
+
+    import urllib3
+
+    warnings.filterwarnings("ignore", category=urllib3.exceptions.InsecureRequestWarning)
 
 
 # The list's own metadata comes before its items: {"kind":…,"apiVersion":…,"metadata":{…,"continue":"…"},

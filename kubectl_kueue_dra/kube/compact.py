@@ -68,12 +68,13 @@ class SliceCompactor:
         driver = spec.get("driver")
         if type(driver) is str:
             spec["driver"] = driver = self._string(driver)
+        driver = _key(driver)
         pool = spec.get("pool")
         if isinstance(pool, dict):
-            spec["pool"] = self._share("pool", pool.get("name"), pool)
+            spec["pool"] = self._share("pool", _key(pool.get("name")), pool)
         counters = spec.get("sharedCounters")
         if isinstance(counters, list) and counters:
-            first = counters[0].get("name") if isinstance(counters[0], dict) else None
+            first = _key(counters[0].get("name")) if isinstance(counters[0], dict) else None
             spec["sharedCounters"] = self._share("sharedCounters", (driver, first), counters)
         devices = spec.get("devices")
         if isinstance(devices, list):
@@ -86,7 +87,7 @@ class SliceCompactor:
         name = device.get("name")
         if type(name) is str:
             device["name"] = name = self._strings.setdefault(name, name)
-        key = (driver, name)
+        key = (driver, _key(name))
         for part, table in (("capacity", self._capacities), ("consumesCounters", self._consumes)):
             value = device.get(part)
             if not value:
@@ -122,3 +123,9 @@ class SliceCompactor:
                         self._values = values = {w: o for w, o in values.items() if w[0] != attr}
                 elif shared is not v and type(shared[typ]) is type(x):
                     attrs[attr] = shared
+
+
+def _key(value: Any) -> Any:
+    """A value usable in a table key: a malformed field (a list, a map) stands as its repr; the
+    view reports it later (``k8s.shape``)."""
+    return value if value is None or isinstance(value, (str, int, float)) else repr(value)

@@ -1,5 +1,7 @@
 """Typed errors for API requests: what was asked, of what, where, and what to do about it."""
 
+import re
+
 from ..errors import UserError
 
 READER_ROLE_HINT = "the plugin's read-only ClusterRole is in deploy/rbac/reader-clusterrole.yaml"
@@ -40,6 +42,40 @@ class Forbidden(KubeError):
             status=403,
         )
         self.verb, self.resource, self.namespace = verb, resource, namespace
+
+
+#: the API server's words when the impersonation itself is refused (not the impersonated request):
+#: 'users "admin" is forbidden: User "reader" cannot impersonate resource "users" in API group ""', or
+#: (1.36, constrained impersonation) 'forbidden: User "reader" cannot impersonate-on:user-info:get path "/api"'
+_IMPERSONATE = re.compile(r'User "(?P<user>[^"]*)" cannot impersonate')
+_TARGET = re.compile(r'^(?P<what>users|groups|serviceaccounts|uids) "(?P<name>[^"]*)" is forbidden')
+_KIND = {"users": "user", "groups": "group", "serviceaccounts": "service account", "uids": "uid"}
+
+
+class ImpersonationDenied(KubeError):
+    """403 for the Impersonate-* headers: the caller may not act as --as/--as-group."""
+
+
+def impersonation_denied(message: str, as_user: str | None, as_groups: tuple[str, ...] = ()) -> \
+        ImpersonationDenied | None:
+    """The refused impersonation named as "CALLER cannot impersonate user X", or None when the 403
+    is about something else."""
+    m = _IMPERSONATE.search(message or "")
+    if not m:
+        return None
+    target = _TARGET.match(message)
+    if target:
+        whom = f'{_KIND[target["what"]]} "{target["name"]}"'
+    else:
+        whom = f'user "{as_user}"' + "".join(f' (group "{g}")' for g in as_groups) if as_user else "the user"
+    return ImpersonationDenied(
+        f"{m['user']} cannot impersonate {whom}",
+        f"ask for the impersonate verb for {m['user']} (an RBAC rule on users/groups), or drop --as/--as-group",
+        status=403)
+
+
+class NotKubernetes(KubeError):
+    """The server at the URL answers, but not as a Kubernetes API server (404 on /api)."""
 
 
 class NotFound(KubeError):

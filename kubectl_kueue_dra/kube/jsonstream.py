@@ -36,7 +36,7 @@ class _Reader:
     def __init__(self, f: BinaryIO, chunk: int):
         self.f = f
         self.chunk = chunk
-        self.decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self.decoder = codecs.getincrementaldecoder("utf-8")("strict")  # bad bytes: read whole, named
         self.text = ""
         self.pos = 0
         self.eof = False

@@ -43,6 +43,9 @@ _ALL = [
     Kind("ConfigMap", "", "configmaps", True, ("v1",)),
     Kind("Pod", "", "pods", True, ("v1",)),
     Kind("Deployment", "apps", "deployments", True, ("v1",)),
+    # which Kueue the API server calls, when two Deployments kueue-controller-manager exist
+    Kind("MutatingWebhookConfiguration", "admissionregistration.k8s.io", "mutatingwebhookconfigurations", False,
+         ("v1",)),
     Kind("Job", "batch", "jobs", True, ("v1",)),
     # what Kueue's AdjustResources reads: LimitRange defaults, RuntimeClass pod overhead
     Kind("LimitRange", "", "limitranges", True, ("v1",)),

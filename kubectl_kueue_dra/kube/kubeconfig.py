@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 from ..errors import ConfigError
+from ..k8s.utf8 import NotUtf8, utf8_text
 
 IN_CLUSTER_NAMESPACE_FILE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
 _PATH_KEYS = {
@@ -30,6 +31,7 @@ class ConnectionOptions:
     as_user: str | None = None
     as_groups: tuple[str, ...] = ()
     request_timeout: float = 30.0
+    insecure_skip_tls_verify: bool = False
     debug: bool = False
 
 
@@ -55,8 +57,10 @@ def kubeconfig_paths(explicit: str | None) -> list[str]:
 
 def _read_file(path: str) -> dict[str, Any]:
     try:
-        with open(path, encoding="utf-8") as f:
-            doc = yaml.safe_load(f)
+        with open(path, "rb") as f:
+            doc = yaml.safe_load(utf8_text(f.read()))
+    except NotUtf8 as e:
+        raise ConfigError(f"kubeconfig {path}: {e}") from None
     except FileNotFoundError:
         raise ConfigError(f"kubeconfig {path}: no such file") from None
     except OSError as e:
@@ -163,6 +167,8 @@ def load(opts: ConnectionOptions) -> LoadedConfig:
         raise ConfigError(f'kubeconfig context "{context_name}": {e}') from None
     except (ValueError, OSError) as e:
         raise ConfigError(f'kubeconfig context "{context_name}": {e}') from None
+    if opts.insecure_skip_tls_verify:
+        configuration.verify_ssl = False
     namespace = opts.namespace or context.get("namespace") or "default"
     return LoadedConfig(configuration, context_name, namespace, context.get("user"),
                         configuration.host, used)

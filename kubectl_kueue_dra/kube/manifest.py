@@ -6,6 +6,7 @@ import sys
 from typing import IO, Any
 
 from ..errors import UsageError
+from ..k8s.utf8 import NotUtf8, utf8_text
 
 WORKLOAD_KINDS = ("Job", "Pod", "JobSet", "Workload")
 
@@ -18,10 +19,12 @@ def read_manifest(path: str, stdin: IO[str] | None = None) -> dict[str, Any]:
         if path == "-":
             text = (stdin or sys.stdin).read()
         else:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
+            with open(path, "rb") as f:
+                text = utf8_text(f.read())
     except OSError as e:
         raise UsageError(f"-f {path}: {e.strerror}") from None
+    except (NotUtf8, UnicodeDecodeError) as e:
+        raise UsageError(f"-f {path}: {e if isinstance(e, NotUtf8) else 'not UTF-8 text'}") from None
     try:
         docs = [d for d in yaml.safe_load_all(text) if d]
     except yaml.YAMLError as e:

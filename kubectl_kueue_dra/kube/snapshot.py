@@ -17,6 +17,8 @@ from collections.abc import Iterator
 import yaml
 
 from ..errors import SnapshotError
+from ..k8s.envelope import describe, envelope_problem
+from ..k8s.utf8 import NotUtf8, utf8_text
 from .view import SnapshotView
 
 SUFFIXES = (".yaml", ".yml", ".json")
@@ -47,7 +49,8 @@ def _streamed_json(path: str, compact: Any) -> Any:
     from .jsonstream import load
 
     def on_item(item: Any) -> Any:
-        if isinstance(item, dict) and item.get("kind") == "ResourceSlice":
+        if isinstance(item, dict) and item.get("kind") == "ResourceSlice" and isinstance(item.get("apiVersion"), str) \
+                and envelope_problem(item) is None:
             return compact(to_v1(item))
         return item
 
@@ -72,7 +75,10 @@ def _documents(path: str, compact: Any = None) -> Iterator[Any]:
             data = f.read()
     except OSError as e:
         raise SnapshotError(f"{path}: {e.strerror}") from None
-    text = data.decode("utf-8", "replace")
+    try:
+        text = utf8_text(data)
+    except NotUtf8 as e:
+        raise SnapshotError(f"{path}: {e}") from None
     if path.endswith(".json") or text.lstrip()[:1] in ("{", "["):
         try:
             yield json.loads(text)
@@ -113,7 +119,12 @@ def load_objects(path: str) -> list[dict[str, Any]]:
     objects: list[dict[str, Any]] = []
     for file in _files(path):
         for doc in _documents(file, compact):
-            objects.extend(_objects(doc))
+            for n, obj in enumerate(_objects(doc), 1):
+                problem = envelope_problem(obj)
+                if problem:
+                    raise SnapshotError(f"{file}: {describe(obj)} (object {n} of its document): {problem}",
+                                        "fix or remove the object: the API server never serves one like it")
+                objects.append(obj)
     return objects
 
 

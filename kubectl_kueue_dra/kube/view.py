@@ -12,12 +12,15 @@ from abc import ABC, abstractmethod
 from typing import Any
 from collections.abc import Callable
 
+from ..k8s.object_shapes import GENERIC, SHAPES
+from ..k8s.shape import Malformed, check_object
 from . import errors
 from .convert import to_v1
 from .kinds import KINDS, Kind
 
 Obj = dict[str, Any]
 Objs = list[Obj]  # (inside ClusterView, ``list`` is the method)
+MalformedList = list[Malformed]
 
 
 def _field(obj: Obj, dotted: str) -> Any:
@@ -65,6 +68,9 @@ class ClusterView(ABC):
         self._cache: dict[tuple, list[Obj]] = {}
         self._got: dict[tuple, Obj | None] = {}
         self.unreadable: list[errors.Forbidden] = []
+        #: fields of the wrong type, removed where the objects came in (``k8s.shape``)
+        self.malformed: list[Malformed] = []
+        self._checked: set[int] = set()
 
     # -- the interface ------------------------------------------------------------------------
     def list(self, kind: str, namespace: str | None = None, *,
@@ -78,7 +84,8 @@ class ClusterView(ABC):
             if broad is not None:
                 self._cache[key] = [o for o in broad if self._matches(o, ns, field_selector, label_selector)]
             else:
-                self._cache[key] = self._list(k, ns, field_selector or {}, label_selector)
+                self._cache[key] = [self._checked_object(kind, o)
+                                    for o in self._list(k, ns, field_selector or {}, label_selector)]
         return self._cache[key]
 
     def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
@@ -96,8 +103,22 @@ class ClusterView(ABC):
                         return o
         got_key = (kind, ns, name)
         if got_key not in self._got:
-            self._got[got_key] = self._get(k, name, ns)
+            got = self._get(k, name, ns)
+            self._got[got_key] = None if got is None else self._checked_object(kind, got)
         return self._got[got_key]
+
+    def _checked_object(self, kind: str, obj: Obj) -> Obj:
+        """The object with every field of the wrong type removed (once per object), each one
+        recorded in ``malformed``."""
+        if id(obj) not in self._checked:
+            self._checked.add(id(obj))
+            self.note_malformed(check_object(kind, obj, SHAPES.get(kind, GENERIC)))
+        return obj
+
+    def note_malformed(self, found: MalformedList) -> None:
+        for m in found:
+            if m not in self.malformed:
+                self.malformed.append(m)
 
     def try_list(self, kind: str, namespace: str | None = None, **kw: Any) -> Objs | None:
         """Like ``list`` but a 403 is recorded in ``unreadable`` and answered with None."""
@@ -168,8 +189,21 @@ class LiveView(ClusterView):
                 doc = self.client.get(f"/apis/{group}", _target("get", f"apigroup {group}"))
                 self._groups[group] = [v["version"] for v in doc.get("versions") or []]
             except errors.NotFound:
+                self._check_kubernetes()
                 self._groups[group] = []
         return self._groups[group] or []
+
+    def _check_kubernetes(self) -> None:
+        """An absent API group, or a server that is no Kubernetes API server at all? Every API
+        server serves the core group's discovery at /api."""
+        if "" in self._groups:
+            return
+        try:
+            self.client.get("/api", _target("get", "/api"))
+        except errors.NotFound:
+            raise errors.NotKubernetes(f"not a Kubernetes API server at {self.client.server} (/api answers 404)",
+                                       "check the server URL of the kubeconfig context", status=404) from None
+        self._groups[""] = ["v1"]
 
     def api_version(self, kind: Kind) -> str | None:
         served = self.served_versions(kind.group)
@@ -180,7 +214,11 @@ class LiveView(ClusterView):
 
     def server_version(self) -> Obj | None:
         if self._version is None:
-            self._version = self.client.get("/version", _target("get", "/version"))
+            try:
+                self._version = self.client.get("/version", _target("get", "/version"))
+            except errors.NotFound:
+                self._check_kubernetes()
+                raise
         return self._version
 
     def _path(self, kind: Kind, version: str, namespace: str | None, name: str | None = None) -> str:

@@ -6,7 +6,7 @@ Pure: takes the objects, returns the JSON document of the output contract.
 
 from typing import Any
 
-from ..dra.cel import CelError, SelectorEvaluator, compile_selector
+from ..dra.cel import CelCompileError, CelError, SelectorEvaluator, compile_selector
 from ..dra.devices import Pool, ShapeIndex, count_matching
 from ..findings import finding
 from .mappings import Mapping, lookup, mappings_for
@@ -60,19 +60,13 @@ def describe_class(dc: dict[str, Any], *, device_classes: list[dict[str, Any]],
     else:
         quota_resource, quota_source = None, None
 
-    if ern and not ern_usable:
-        others = [c for c in _sharing(device_classes, ern) if c != name]
+    if ern and ern_usable and len(_sharing(device_classes, ern)) > 1:  # said once, by the class that wins
+        losers = [c for c in _sharing(device_classes, ern) if c != name]
         findings.append(finding(
             "warning", "DuplicateExtendedResourceName",
-            f"extendedResourceName {ern} is also set on {', '.join(others)}; the scheduler and Kueue "
-            f"pick {winners[ern]} (newest, then first by name), so requests for {ern} never use {name}",
-            f"give {name} a different extendedResourceName or remove it"))
-    elif ern and len(_sharing(device_classes, ern)) > 1:
-        others = [c for c in _sharing(device_classes, ern) if c != name]
-        findings.append(finding(
-            "info", "DuplicateExtendedResourceName",
-            f"extendedResourceName {ern} is also set on {', '.join(others)}; requests for {ern} use "
-            f"{name} (newest, then first by name)", None))
+            f"extendedResourceName {ern} is set on {name} and {', '.join(losers)}; the scheduler and Kueue "
+            f"pick {name} (newest, then first by name), so requests for {ern} never use {', '.join(losers)}",
+            f"give {', '.join(losers)} a different extendedResourceName or remove it"))
 
     if mappings is not None and quota_resource is None:
         findings.append(finding(
@@ -113,11 +107,17 @@ def describe_class(dc: dict[str, Any], *, device_classes: list[dict[str, Any]],
             compile_selector(expr)
         except CelError as e:
             compiled_ok = False
-            findings.append(finding("error", "SelectorInvalid", f"selector of {name} does not compile: {e}",
-                                    f"fix the CEL expression in DeviceClass {name} spec.selectors"))
+            findings.append(_selector_problem(name, e))
     if pools is not None and compiled_ok:
         count = count_matching(pools, selectors, evaluator, index)
         matching, matching_pools = count.devices, count.pools
+        if count.unevaluable:
+            matching = matching_pools = None
+        for detail, n in count.unevaluable.items():
+            findings.append(finding(
+                "warning", "SelectorNotEvaluable",
+                f"selector of {name} is valid in Kubernetes but not evaluable by this tool on {n} device(s) "
+                f"({detail}): the number of matching devices is unknown", _NOT_EVALUABLE_FIX))
         for message, n in count.errors.items():
             findings.append(finding(
                 "error", "SelectorEvaluationError",
@@ -129,7 +129,7 @@ def describe_class(dc: dict[str, Any], *, device_classes: list[dict[str, Any]],
                 "info", "IncompletePool",
                 f"{count.incomplete_pool_devices} matching device(s) are in incomplete pools and are not "
                 "allocatable until the driver publishes every slice", None))
-        if not matching and not count.errors:
+        if matching == 0 and not count.errors:
             findings.append(finding(
                 "warning", "NoMatchingDevices", f"no device in any complete ResourceSlice pool matches {name}",
                 "check that the DRA driver runs and publishes ResourceSlices "
@@ -174,3 +174,16 @@ def _shape_index(device_classes: list[dict[str, Any]], pools: list[Pool],
         except CelError:
             continue
     return ShapeIndex(pools, shared, evaluator) if shared else None
+
+
+_NOT_EVALUABLE_FIX = "the scheduler evaluates it; check the devices with kubectl get resourceslices"
+
+
+def _selector_problem(name: str, e: Exception) -> dict[str, Any]:
+    """A selector that does not compile, or that compiles in Kubernetes but not here."""
+    if isinstance(e, CelCompileError) and e.unsupported:
+        return finding("warning", "SelectorNotEvaluable",
+                       f"selector of {name} is valid in Kubernetes but not evaluable by this tool ({e.detail}): "
+                       "the number of matching devices is unknown", _NOT_EVALUABLE_FIX)
+    return finding("error", "SelectorInvalid", f"selector of {name} does not compile: {e}",
+                   f"fix the CEL expression in DeviceClass {name} spec.selectors")

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import UserError
-from ..findings import config_findings, unreadable_findings
+from ..findings import config_findings, is_partial, unreadable_findings
 from ..kube.view import ClusterView
 from . import flags
 from .config import load_kueue_config
@@ -43,7 +43,7 @@ def classes_document(view: ClusterView, req: ClassesRequest) -> dict[str, Any]:
         "source": view.source,
         "kueueConfig": config.target() if config.found else None,
         "kueueInstallation": installation.to_json(),
-        "partial": bool(view.unreadable),
+        "partial": is_partial(view),
         "deviceClasses": report,
         "findings": unreadable_findings(view) + findings,
     }

@@ -16,6 +16,8 @@ from typing import Any
 
 import yaml
 
+from ..k8s.object_shapes import CONFIGURATION
+from ..k8s.shape import Malformed, check_object
 from ..kube.view import ClusterView
 from .mappings import Mapping, parse_mappings
 from .names import OPERATOR_NAMESPACE
@@ -70,9 +72,19 @@ def _find_deployment(view: ClusterView, namespace: str | None) -> dict[str, Any]
     if namespace:
         return view.try_get("Deployment", DEPLOYMENT_NAME, namespace)
     found = view.try_list("Deployment", None, field_selector={"metadata.name": DEPLOYMENT_NAME})
-    if found:
-        return found[0]
-    return view.try_get("Deployment", DEPLOYMENT_NAME, DEFAULT_NAMESPACE) if found is None else None
+    if found is None:
+        return view.try_get("Deployment", DEPLOYMENT_NAME, DEFAULT_NAMESPACE)
+    if len(found) <= 1:
+        return found[0] if found else None
+    from .which_kueue import choose, webhook_namespaces
+
+    def has_config(deployment: dict[str, Any]) -> bool:
+        namespace = (deployment.get("metadata") or {}).get("namespace")
+        name = _mounted_configmap(deployment) or CONFIGMAP_NAME
+        return view.try_get("ConfigMap", name, namespace) is not None
+
+    hooks = view.try_list("MutatingWebhookConfiguration") if view.serves("MutatingWebhookConfiguration") else []
+    return choose(found, has_config, webhook_namespaces(hooks), DEFAULT_NAMESPACE, DEPLOYMENT_NAME)
 
 
 def _mounted_configmap(deployment: dict[str, Any] | None) -> str | None:
@@ -117,5 +129,14 @@ def load_kueue_config(view: ClusterView, kueue_namespace: str | None = None) -> 
                            problem=f"ConfigMap {namespace}/{name} key {CONFIG_KEY}{line}: malformed YAML")
     if not isinstance(document, dict):
         document = {}
+    view.note_malformed(checked_configuration(document, "ConfigMap", namespace, name))
     mappings = parse_mappings((document.get("resources") or {}).get("deviceClassMappings"))
     return KueueConfig("ConfigMap", name, namespace, document, mappings, deployment)
+
+
+def checked_configuration(document: dict[str, Any], kind: str, namespace: str | None,
+                          name: str | None) -> list[Malformed]:
+    """Remove the fields of Kueue's Configuration text that have the wrong type (Kueue itself
+    refuses to start with them), each one named in the ConfigMap's key."""
+    wrapper = {"metadata": {"namespace": namespace, "name": name}, "data": {CONFIG_KEY: document}}
+    return check_object(kind, wrapper, {"data": {CONFIG_KEY: CONFIGURATION}})

@@ -18,7 +18,8 @@ from .names import OPENSHIFT_MANAGED_LABEL
 from .namespaces import OPENSHIFT, ManagedNamespaces
 from .queues import covered_resources
 
-# Kueue's condition messages (research §8) → (code, cause, fix). Checked in order.
+# Kueue's condition messages (research §8) → (code, cause, fix). Checked in order. Whether Kueue
+# retries is not said here: the charge engine knows it (ChargeResult.retried), and says it once.
 CONDITION_CAUSES: list[tuple[str, str, str, str]] = [
     (r"KueueDRAIntegration feature gate is not enabled", "KueueDRADisabled",
      "Kueue's KueueDRAIntegration gate is off and KueueDRARejectWorkloadsWhenDRADisabled rejects DRA workloads",
@@ -30,10 +31,10 @@ CONDITION_CAUSES: list[tuple[str, str, str, str]] = [
      "the DeviceClass of a ResourceClaimTemplate request is not in deviceClassMappings",
      "kubectl kueue-dra map set <quota-resource> --device-class <class> (upstream Kueue: then restart it)"),
     (r"failed to get claim spec for ResourceClaimTemplate", "ClaimTemplateMissing",
-     "the ResourceClaimTemplate does not exist in the workload's namespace (Kueue retries)",
+     "the ResourceClaimTemplate does not exist in the workload's namespace",
      "create the ResourceClaimTemplate in the namespace, or fix its name in the pod template"),
     (r"failed to get DeviceClass", "DeviceClassMissing",
-     "a request names a DeviceClass that does not exist (Kueue retries with backoff)",
+     "a request names a DeviceClass that does not exist",
      "create the DeviceClass, or fix deviceClassName in the ResourceClaimTemplate"),
     (r"FirstAvailable device selection is not supported", "FirstAvailableNotSupported",
      "the claim uses a prioritized list (firstAvailable), which Kueue does not account for",
@@ -45,18 +46,17 @@ CONDITION_CAUSES: list[tuple[str, str, str, str]] = [
      "the claim uses allocationMode All, which Kueue cannot count",
      "use allocationMode: ExactCount with a count"),
     (r"insufficient matching devices for CEL selector", "NotEnoughMatchingDevices",
-     "fewer devices in the cluster's ResourceSlices match the request's CEL selector than it asks for "
-     "(Kueue retries with backoff)",
+     "fewer devices in the cluster's ResourceSlices match the request's CEL selector than it asks for",
      "check the selector against the devices: kubectl kueue-dra classes -o wide"),
     (r"insufficient matching devices for (counter|capacity) driver", "NotEnoughMatchingDevices",
      "fewer devices in complete, current pools of the driver match the mapping selector, class and request "
-     "selectors than the request's count (Kueue retries)",
+     "selectors than the request's count",
      "check the ResourceSlices of the driver (kubectl get resourceslices --field-selector spec.driver=<driver>)"),
     (r"no consumesCounters entry for counter", "CounterNotPublished",
      "no matching device consumes the counter named in the mapping's counter source",
      "fix counter.name in deviceClassMappings to a key the driver publishes in consumesCounters"),
     (r"no capacity dimension", "CapacityNotPublished",
-     "none of the matching devices publishes the capacity named by the mapping's capacity source (Kueue retries)",
+     "none of the matching devices publishes the capacity named by the mapping's capacity source",
      "fix the capacity name in deviceClassMappings to one the driver publishes in the devices' capacity"),
     (r"capacity request cannot be satisfied", "CapacityRequestUnsatisfiable",
      "no matching device's requestPolicy (validValues / validRange) admits the capacity the request asks for",

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..dra.cel import SelectorEvaluator
-from ..findings import finding
+from ..findings import finding, is_partial
 from ..kube.view import ClusterView
 from .allocation import allocations, overcharge
 from .charge import (
@@ -54,7 +54,7 @@ class KueueContext:
 
     config: KueueConfig
     semantics: Semantics
-    version_source: str
+    version_source: str | None  # None: the installation did not say where its version came from
     gate_map: dict[str, bool]
     gates: DRAGates
     findings: list[dict[str, Any]]
@@ -135,8 +135,8 @@ def _podsets_doc(result: ChargeResult, binary: set[str]) -> tuple[list[dict[str,
     return docs, totals
 
 
-def _recorded_part(wl: dict[str, Any], result: ChargeResult, binary: set[str],
-                   dra_resources: set[str]) -> tuple[dict[str, str] | None, list[dict[str, Any]]]:
+def _recorded_part(wl: dict[str, Any], result: ChargeResult, binary: set[str], dra_resources: set[str],
+                   stated: set[str]) -> tuple[dict[str, str] | None, list[dict[str, Any]]]:
     """What Kueue recorded for the Workload, and the findings of comparing it with the prediction."""
     findings: list[dict[str, Any]] = []
     recorded_doc = None
@@ -145,7 +145,7 @@ def _recorded_part(wl: dict[str, Any], result: ChargeResult, binary: set[str],
         recorded_doc = next(iter(recorded.values())) if len(recorded) == 1 else _sum_recorded(recorded, binary)
         findings.extend(compare(result, recorded, "status.admission" if source == "admission"
                                 else "status.resourceRequests", dra_resources))
-    findings.extend(_condition_findings(wl, result))
+    findings.extend(_condition_findings(wl, result, stated))
     return recorded_doc, findings
 
 
@@ -179,21 +179,36 @@ def _queue_part(view: ClusterView, subject: Subject, ctx: KueueContext, result: 
     if cluster_queue is None:
         return None, findings
     world = quota_world(view, cluster_queue)
-    queue_doc = {"localQueue": lq_name, "clusterQueue": cq_name, "cohort": cohort_of(cluster_queue),
-                 "quota": quota_table(world, totals, binary), "verdict": None}
-    if wl is not None and not admitted and not result.rejected:
+    queue_doc: dict[str, Any] = {"localQueue": lq_name, "clusterQueue": cq_name,
+                                 "cohort": cohort_of(cluster_queue),
+                                 "quota": quota_table(world, totals, binary), "verdict": None}
+    if not admitted and not result.rejected:  # a waiting workload, or a what-if manifest
         quota_found, queue_doc["verdict"] = quota_findings(world, [(ps.name, ps.total) for ps in result.podsets],
-                                                           binary)
+                                                           binary, kueue_says(wl))
         findings.extend(quota_found)
-    if wl is None and not result.rejected:
-        rows = queue_doc["quota"]
-        fits = all(r["fits"] for r in rows) and len(rows) == len([n for n, v in totals.items() if v])
-        findings.append(finding("info" if fits else "warning", "WhatIfFit",
-                                f"it would {'fit in' if fits else 'not fit in'} ClusterQueue {cq_name} now "
-                                f"({'enough' if fits else 'not enough'} unused quota"
-                                f"{' in its cohort' if queue_doc['cohort'] else ''})",
-                                None if fits else "see the quota table: raise nominalQuota or wait"))
+    uncovered = any(f["code"] == "ResourceNotCovered" for f in findings)  # it says the workload cannot fit
+    if wl is None and not result.rejected and not uncovered:
+        findings.append(_what_if_fit(queue_doc, totals, cq_name))
     return queue_doc, findings
+
+
+def _what_if_fit(queue_doc: dict[str, Any], totals: dict[str, int], cq_name: str | None) -> dict[str, Any]:
+    """Would the manifest fit now: the flavor assigner's verdict when the cohort tree was read,
+    else the rows' nominal-quota view. Resources the ClusterQueue does not cover never fit."""
+    rows = queue_doc["quota"]
+    covered = len(rows) == len([n for n, v in totals.items() if v])
+    known = all(r.get("maximumCapacity") is not None for r in rows)
+    verdict = queue_doc["verdict"]
+    fits = covered and (verdict is None if known else all(r["fits"] for r in rows))
+    where = " in its cohort" if queue_doc["cohort"] else ""
+    if fits:
+        return finding("info", "WhatIfFit", f"it would fit in ClusterQueue {cq_name} now (enough unused quota{where})")
+    if verdict is not None and verdict["code"] == "ExceedsQuota":
+        return finding("warning", "WhatIfFit", f"it would never fit in ClusterQueue {cq_name}: it asks for more than "
+                       f"the queue{' and its cohort' if queue_doc['cohort'] else ''} can ever give (see ExceedsQuota)",
+                       "raise the quota or shrink the workload")
+    return finding("warning", "WhatIfFit", f"it would not fit in ClusterQueue {cq_name} now (not enough unused "
+                   f"quota{where})", "see the quota table: raise nominalQuota or wait")
 
 
 def quota_world(view: ClusterView, cluster_queue: dict[str, Any]) -> QuotaWorld:
@@ -225,11 +240,11 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
     recorded_doc = None
     admitted = wl is not None and is_admitted(wl)
     findings.extend(admissibility_findings(result, inputs.adjust.limit_ranges, admitted))
-    if wl is not None:
-        recorded_doc, more = _recorded_part(wl, result, binary, dra_resources)
+    queue_doc, queue_found = _queue_part(view, subject, ctx, result, admitted, totals, binary)
+    if wl is not None:  # one fact, one finding: what the queue part states, Kueue's condition does not repeat
+        recorded_doc, more = _recorded_part(wl, result, binary, dra_resources, {f["code"] for f in queue_found})
         findings.extend(more)
-    queue_doc, more = _queue_part(view, subject, ctx, result, admitted, totals, binary)
-    findings.extend(more)
+    findings.extend(queue_found)
     cluster_queue = _cluster_queue(view, subject)
     partial_doc, more = partial_admission_part(quota_world(view, cluster_queue) if cluster_queue else None,
                                                subject.podsets, result, admitted, ctx.partial_admission, binary)
@@ -256,7 +271,7 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
         "queue": queue_doc,
         "partialAdmission": partial_doc,
         "allocations": allocated,
-        "partial": bool(view.unreadable),
+        "partial": is_partial(view),
         "findings": findings,
     }
 
@@ -317,7 +332,15 @@ def _dra_findings(result: ChargeResult) -> list[dict[str, Any]]:
                                    f"Kueue's message: {result.message}", fix, predicted=True)]
 
 
-def _condition_findings(wl: dict[str, Any], result: ChargeResult) -> list[dict[str, Any]]:
+def kueue_says(wl: dict[str, Any] | None) -> str | None:
+    """Kueue's own words on why the Workload has no quota (its QuotaReserved=False message)."""
+    qr = condition(wl, "QuotaReserved") if wl is not None else None
+    return (qr.get("message") or None) if qr is not None and qr.get("status") == "False" else None
+
+
+def _condition_findings(wl: dict[str, Any], result: ChargeResult, stated: set[str]) -> list[dict[str, Any]]:
+    """Kueue's recorded reason, unless a finding of ours already states the same fact (``stated``:
+    the codes of the quota verdict, which quotes Kueue's words)."""
     out: list[dict[str, Any]] = []
     qr = condition(wl, "QuotaReserved")
     if qr is None or qr.get("status") != "False":
@@ -326,13 +349,16 @@ def _condition_findings(wl: dict[str, Any], result: ChargeResult) -> list[dict[s
     if result.message and message == result.message:
         return out  # already explained by the predicted DRA failure
     found = cause_of(message)
+    if found and found[0] in stated:
+        return out
     if found:
         code, cause, fix = found
         out.append(finding("error" if code not in ("QuotaExhausted",) else "warning", code,
                            f"Kueue says: {message} — {cause}", fix, reason=qr.get("reason")))
     elif message:
         out.append(finding("warning", "NotAdmitted", f"Kueue says: {message}", None, reason=qr.get("reason")))
-    if result.message and message and message != result.message and qr.get("reason") in ("Inadmissible", "Misconfigured"):
+    if result.message and message and message != result.message and \
+            qr.get("reason") in ("Inadmissible", "Misconfigured"):
         out.append(finding("warning", "PredictionDiffers",
                            "Kueue's recorded DRA error differs from what this tool predicts now; the cluster "
                            "changed since Kueue evaluated it, or the Kueue version differs", None))
@@ -346,7 +372,8 @@ def _workload_pods(view: ClusterView, subject: Subject) -> list[dict[str, Any]]:
     name = owner["metadata"]["name"]
     if owner.get("kind") == "Pod":
         return [owner]
-    pods: list[dict[str, Any]] = view.try_list("Pod", subject.namespace, label_selector=f"{JOB_NAME_LABEL}={name}") or []
+    pods: list[dict[str, Any]] = view.try_list("Pod", subject.namespace,
+                                               label_selector=f"{JOB_NAME_LABEL}={name}") or []
     return [p for p in pods if any(o.get("uid") == owner["metadata"].get("uid")
                                    for o in (p.get("metadata") or {}).get("ownerReferences") or [])] or pods
 

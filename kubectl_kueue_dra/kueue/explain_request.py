@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from ..errors import UsageError
-from ..findings import unreadable_findings
+from ..findings import is_partial, unreadable_findings
 from ..kube.view import ClusterView
 from . import flags
 
@@ -76,5 +76,20 @@ def explain_document(view: ClusterView, req: ExplainRequest) -> dict[str, Any]:
         subject = subject_from_manifest(manifest, namespace)
     document = explain(view, subject, Settings(req.kueue_version, req.kueue_namespace))
     document["findings"] = unreadable_findings(view) + document["findings"]
-    document["partial"] = bool(view.unreadable)
+    document["partial"] = is_partial(view)
     return document
+
+
+#: ``explain --exit-code``: the exit status when the answer needs attention (like ``git diff --exit-code``)
+ATTENTION_EXIT = 3
+_SETTLED = ("Admitted", "Finished", "WhatIf")
+
+
+def needs_attention(document: dict[str, Any]) -> bool:
+    """Whether an explained workload is not admitted, or the answer has an error finding. A
+    what-if (``-f``) is never admitted: only its error findings count. A list counts any item."""
+    if isinstance(document.get("items"), list):
+        return any(needs_attention(item) for item in document["items"] if isinstance(item, dict))
+    if any(f.get("severity") == "error" for f in document.get("findings") or []):
+        return True
+    return document.get("state") not in _SETTLED and "state" in document

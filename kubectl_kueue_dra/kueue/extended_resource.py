@@ -66,8 +66,9 @@ class ExtendedResourceRequest:
     def validate(self, *, snapshot: bool) -> ExtendedResourceRequest:
         if bool(self.name) == self.clear:
             raise UsageError("give either NAME or --clear")
-        if snapshot:
-            raise UsageError("set-extended-resource changes the cluster; --from cannot be used")
+        if snapshot and self.dry_run != "client":
+            raise UsageError("--from reads an offline snapshot: a change against it needs "
+                             "--dry-run=client")
         return self
 
 
@@ -83,14 +84,25 @@ def _modifier(req: ExtendedResourceRequest) -> Any:
     return modify
 
 
+def _read(view: ClusterView, device_class: str) -> dict[str, Any]:
+    """The DeviceClass as it is now: a fresh read (live) or the snapshot's copy (--from)."""
+    from ..kube.writes import ObjectWriter
+
+    if view.live:
+        return ObjectWriter(view, "DeviceClass").read(device_class)  # type: ignore[arg-type]
+    before = view.get("DeviceClass", device_class)
+    if before is None:
+        raise UserError(f"DeviceClass {device_class} is not in the snapshot")
+    return before
+
+
 def _write(view: ClusterView, req: ExtendedResourceRequest) -> tuple[Any, list[dict[str, Any]]]:
     from ..kube.writes import ObjectWriter, WriteResult, read_modify_write
 
     if not view.serves("DeviceClass"):
         raise UserError("this cluster does not serve resource.k8s.io DeviceClasses (DRA): "
                         "Kubernetes 1.34+ is needed")
-    writer = ObjectWriter(view, "DeviceClass")  # type: ignore[arg-type]
-    before = writer.read(req.device_class)
+    before = _read(view, req.device_class)
     findings = [] if req.clear else _context_findings(view, req.device_class, str(req.name))
     if not req.clear and before.get("apiVersion") != "resource.k8s.io/v1":
         raise UserError(f"the server serves DeviceClass as {before.get('apiVersion')}, "
@@ -99,6 +111,7 @@ def _write(view: ClusterView, req: ExtendedResourceRequest) -> tuple[Any, list[d
     if req.dry_run == "client":
         after = modify(before)
         return WriteResult(before, after, changed=after != before, sent=False), findings
+    writer = ObjectWriter(view, "DeviceClass")  # type: ignore[arg-type]
     return read_modify_write(lambda: writer.read(req.device_class), modify,
                              lambda obj: writer.replace(obj, dry_run=req.dry_run == "server")), findings
 

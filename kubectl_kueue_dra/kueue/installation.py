@@ -40,7 +40,7 @@ from ..gates import (
 )
 from ..kube.errors import KubeError
 from ..kube.view import ClusterView
-from .config import CONFIG_KEY, CONFIGMAP_NAME, KueueConfig, load_kueue_config
+from .config import CONFIG_KEY, CONFIGMAP_NAME, KueueConfig, checked_configuration, load_kueue_config
 from .names import OPERATOR_NAMESPACE
 from .mappings import Mapping, parse_mappings
 from .operator_render import expected_render
@@ -232,6 +232,7 @@ def _effective(view: ClusterView, config: KueueConfig, namespace: str) -> Effect
     if config.kind == "Kueue":
         document = _document(view.try_get("ConfigMap", CONFIGMAP_NAME, namespace))
         if document is not None:
+            view.note_malformed(checked_configuration(document, "ConfigMap", namespace, CONFIGMAP_NAME))
             mappings = parse_mappings((document.get("resources") or {}).get("deviceClassMappings"))
             return EffectiveConfig("ConfigMap", CONFIGMAP_NAME, namespace, document, mappings, True)
     return EffectiveConfig(config.kind, config.name, config.namespace, config.document,

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..dra.counter_sets import counter_problems
+from ..dra.devices import group_pools
 from ..dra.units import unit_scale
 from ..findings import finding
 from .mappings import Mapping
@@ -32,8 +34,26 @@ def _published(slices: list[dict[str, Any]], driver: str, kind: str) -> tuple[in
     return count, names
 
 
-def _source_findings(m: Mapping, slices: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _counter_set_findings(m: Mapping, slices: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Devices of a counter source's driver whose consumption does not fit their counter sets."""
+    drivers = {s.driver for s in m.sources if s.type == "counter"}
+    if not drivers:
+        return []
+    problems = counter_problems(group_pools(x for x in slices if (x.get("spec") or {}).get("driver") in drivers))
     out = []
+    for driver in sorted(problems):
+        found = problems[driver]
+        more = f" (and {len(found) - 2} more)" if len(found) > 2 else ""
+        out.append(finding(
+            "warning", "InconsistentCounterSets",
+            f"mapping {m.name}: driver {driver} publishes {len(found)} device(s) whose counters do not fit "
+            f"their counter sets: {'; '.join(found[:2])}{more}",
+            f"report it to the maintainers of the DRA driver {driver}", mapping=m.name))
+    return out
+
+
+def _source_findings(m: Mapping, slices: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = _counter_set_findings(m, slices)
     for s in m.sources:
         n_slices, names = _published(slices, s.driver, s.type)
         if not n_slices:

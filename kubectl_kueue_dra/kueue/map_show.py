@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..findings import unreadable_findings
+from ..findings import is_partial, unreadable_findings
 from ..kube.view import ClusterView
 from . import flags
 from .map_report import map_report
@@ -35,7 +35,7 @@ def show_mappings(view: ClusterView, req: MapRequest) -> dict[str, Any]:
         "target": config.target(),
         "kueueVersion": facts.kueue_version,
         "kueueInstallation": facts.installation.to_json() if facts.installation else None,
-        "partial": bool(view.unreadable),
+        "partial": is_partial(view),
         "mappings": mappings,
         "findings": unreadable_findings(view) + findings,
     }

@@ -144,32 +144,42 @@ def verdict_doc(v: Verdict, binary: set[str]) -> dict[str, Any]:
                          "available": _fmt(r.resource, r.available, binary)} for r in v.reasons]}
 
 
-def verdict_findings(v: Verdict, cq_name: str, in_cohort: bool, binary: set[str]) -> list[dict[str, Any]]:
+def verdict_findings(v: Verdict, cq_name: str, in_cohort: bool, binary: set[str],
+                     said: str | None = None) -> list[dict[str, Any]]:
+    """The verdict as findings, quoting ``said`` (Kueue's recorded message) when it names the same
+    failure, else the message Kueue would write."""
     out = []
+    quoted = said if said and _names(said, v.code) else v.message
     for r in v.reasons[:1] if v.message is None else v.reasons:
         where = f"ClusterQueue {cq_name}" + (" and its cohort" if in_cohort else "")
-        kueue_says = f" (Kueue: \"{v.message}\")" if v.message else ""
+        kueue_says = f" (Kueue says: \"{quoted}\")" if quoted else ""
         if r.code == EXCEEDS:
             out.append(finding(
                 "error", EXCEEDS,
                 f"pod set {v.pod_set} needs {_fmt(r.resource, r.request, binary)} of {r.resource}, more than "
                 f"{where} can ever give in flavor {r.flavor} ({_fmt(r.resource, r.maximum, binary)}): it waits "
                 f"forever{kueue_says}",
-                f"raise nominalQuota{' / borrowingLimit, or the lendingLimit of other queues' if in_cohort else ''} "
-                f"of {r.resource} in ClusterQueue {cq_name}, or shrink the workload",
-                predicted=True, kueueMessage=v.message))
+                f"raise nominalQuota of {r.resource} in ClusterQueue {cq_name}"
+                + (" (or its borrowingLimit, or other queues' lendingLimit in the cohort)" if in_cohort else "")
+                + ", or shrink the workload",
+                predicted=True, kueueMessage=quoted))
         else:
             out.append(finding(
                 "warning", EXHAUSTED,
                 f"pod set {v.pod_set} needs {_fmt(r.resource, r.request, binary)} of {r.resource}; {where} has "
                 f"{_fmt(r.resource, r.available, binary)} unused in flavor {r.flavor} (at most "
                 f"{_fmt(r.resource, r.maximum, binary)}): it waits until other workloads finish{kueue_says}",
-                "wait, raise nominalQuota, or allow borrowing in a cohort", predicted=True, kueueMessage=v.message))
+                "wait, raise nominalQuota, or allow borrowing in a cohort", predicted=True, kueueMessage=quoted))
     return out
 
 
-def quota_findings(world: QuotaWorld, podsets: list[tuple[str, dict[str, int]]],
-                   binary: set[str]) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+def _names(message: str, code: str) -> bool:
+    """Whether Kueue's message reports the failure ``code`` (its words for quota failures)."""
+    return ("insufficient unused quota" if code == EXHAUSTED else "maximum capacity") in message
+
+
+def quota_findings(world: QuotaWorld, podsets: list[tuple[str, dict[str, int]]], binary: set[str],
+                   said: str | None = None) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """Findings and ``queue.verdict`` for a workload that is not admitted."""
     cq_name = (world.cluster_queue.get("metadata") or {}).get("name") or ""
     try:
@@ -180,7 +190,7 @@ def quota_findings(world: QuotaWorld, podsets: list[tuple[str, dict[str, int]]],
                         f"is unknown: {e}", "grant list on clusterqueues and cohorts (kueue.x-k8s.io)")], None
     if v is None:
         return [], None
-    return verdict_findings(v, cq_name, bool(cohort_of(world.cluster_queue)), binary), verdict_doc(v, binary)
+    return verdict_findings(v, cq_name, bool(cohort_of(world.cluster_queue)), binary, said), verdict_doc(v, binary)
 
 
 def quota_table(world: QuotaWorld, totals: dict[str, int], binary: set[str]) -> list[dict[str, Any]]:

@@ -13,6 +13,8 @@ from collections.abc import Callable
 
 import click
 
+from .terminal import coloured, safe
+
 FORMATS = ("table", "wide", "json", "yaml")
 
 _SEVERITY_STYLE = {"error": "red", "warning": "yellow", "info": "cyan"}
@@ -34,7 +36,7 @@ class Style:
     def __call__(self, text: str, fg: str | None = None, bold: bool = False) -> str:
         if not self.enabled or (fg is None and not bold):
             return text
-        return click.style(text, fg=fg, bold=bold)
+        return coloured(click.style(text, fg=fg, bold=bold))
 
     def severity(self, severity: str) -> str:
         return self(severity, _SEVERITY_STYLE.get(severity))
@@ -74,4 +76,4 @@ def emit(document: dict[str, Any], fmt: str, text: Callable[[dict[str, Any]], st
     else:
         out = text(document)
         if out:
-            click.echo(out, color=True)  # the text has colour codes only when Style enabled them
+            click.echo(safe(out), color=True)  # the text has colour codes only when Style enabled them

@@ -17,6 +17,7 @@ from typing import Any
 from .. import gates as g
 from ..dra.cel import CelError, SelectorEvaluator, compile_selector
 from ..dra.devices import Pool, ShapeIndex, group_pools
+from ..k8s.shape import Malformed
 from ..kube import errors
 from ..kube.view import ClusterView, LiveView
 from ..kueue.classes import class_selectors
@@ -52,6 +53,7 @@ class Facts:
     config_changed: datetime | None = None  # upstream: the config ConfigMap's last write
     paths: frozenset[str] = frozenset()  # the paths being checked (set by the run)
     pods: list[Obj] | None = None  # the Kueue controller's pods
+    malformed: list[Malformed] = field(default_factory=list)  # fields of the wrong type, removed
     _supplies: dict[Source, CounterSupply] = field(default_factory=dict, repr=False)
 
     # -- convenience -----------------------------------------------------------------------
@@ -221,7 +223,7 @@ def gather(view: ClusterView, kueue_namespace: str | None = None, probe: bool = 
         changed = last_write(cm) if cm else None
     return Facts(view.live, view.source, config, install, lists, unreadable, kueue_served, openshift,
                  feature_gate, cluster_version, kueue_cr, server_version, inp, k8s_gates, kueue_gates, probed,
-                 list(view.unreadable), changed, pods=_controller_pods(view, install))
+                 list(view.unreadable), changed, pods=_controller_pods(view, install), malformed=view.malformed)
 
 
 def _controller_pods(view: ClusterView, install: KueueInstallation) -> list[Obj] | None:

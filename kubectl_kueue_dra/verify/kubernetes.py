@@ -102,3 +102,14 @@ def operator_detection(f: Facts) -> Result:
     else:
         fix = fixes.enable_kubernetes_gate(f, fix_gate)
     return Result(WARN, "; ".join(parts), fix, {"gaps": [gap.gate for gap in gaps]})
+
+
+@check("malformed-objects", "devices", applies=lambda f: bool(f.malformed))
+def malformed_objects(f: Facts) -> Result:
+    """Fields of the wrong type: removed where they were read, so every check below treats them
+    as absent; each one named."""
+    shown = "; ".join(m.message() for m in f.malformed[:5])
+    more = f" (and {len(f.malformed) - 5} more)" if len(f.malformed) > 5 else ""
+    return Result(WARN, f"{len(f.malformed)} field(s) of the wrong type: {shown}{more}",
+                  "fix the fields named; checks that read them are answered as if they were absent",
+                  {"malformed": [{"object": m.object_ref, "field": m.path, "value": m.value} for m in f.malformed]})

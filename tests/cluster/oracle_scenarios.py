@@ -358,6 +358,42 @@ def mig_world(name: str, version: str = V19, gates: dict | None = None) -> World
     return World(name, version, mappings, gates or {}, mig_classes(), mig_slices())
 
 
+def bad_counters_world(name: str) -> World:
+    """Devices whose counters do not fit their pool's counter sets (issue 16 class 5), each of its
+    own profile: consuming more than the set holds, a set no slice of the pool defines, a counter
+    its set lacks. Kueue takes the MAX over every consumesCounters entry regardless."""
+    def dev(name: str, profile: str, counter_set: str, counters: dict) -> dict:
+        return device(name, [(counter_set, counters)], type="bad", profile=profile)
+
+    slices = [
+        resource_slice("node-d-counters", NV, "node-d", slice_count=2, node="fake-node-d",
+                       counter_sets={"gpu-0-cs": {"memory": "40192Mi"}}),
+        resource_slice("node-d-devices", NV, "node-d", slice_count=2, node="fake-node-d", devices=[
+            dev("gpu-0-small", "small", "gpu-0-cs", {"memory": "4864Mi"}),
+            dev("gpu-0-oversize", "oversize", "gpu-0-cs", {"memory": "200Gi"}),
+            dev("gpu-0-ghost-set", "ghost-set", "no-such-cs", {"memory": "30Gi"}),
+            dev("gpu-0-extra-counter", "extra-counter", "gpu-0-cs", {"memory": "9856Mi", "bogus": "1"}),
+        ]),
+    ]
+    classes = [[device_class("bad.nvidia.com", _is(NV, "bad"))]]
+    return World(name, V19, [{"name": "gpu.memory", "deviceClassNames": ["bad.nvidia.com"],
+                              "sources": [_counter("memory")]}], {}, classes, slices)
+
+
+def _bad_counter_scenarios(w: World) -> list[Scenario]:
+    quota = {**BASE_QUOTA, "gpu.memory": "1Ti"}
+    prof = lambda *p: " || ".join(f"device.attributes['{NV}'].profile == '{x}'" for x in p)  # noqa: E731
+    return [
+        Scenario(f"counters-{profiles[0]}", title, w, quota,
+                 [template("bad", request("bad.nvidia.com", selector=prof(*profiles))),
+                  job("train", pod_spec({"bad": "bad"}))], ["job/train"])
+        for profiles, title in [
+            (("oversize", "small"), "a device consuming more than its counter set holds sets the MAX"),
+            (("ghost-set", "small"), "a device consuming a counter set no slice defines"),
+            (("extra-counter", "small"), "a device consuming a counter its set does not define"),
+        ]]
+
+
 # ------------------------------------------------------------------------------- the scenarios
 BASE_QUOTA = {"cpu": "100", "memory": "100Gi"}
 
@@ -894,6 +930,7 @@ def scenarios(versions: tuple[str, ...] = (V19,)) -> list[Scenario]:
         fair.config = FAIR_SHARING
         out += _fair_sharing_scenarios(fair)
         out += _capacity_scenarios(capacity_world("capacity"))
+        out += _bad_counter_scenarios(bad_counters_world("bad-counters"))
         dra_off = {"KueueDRAIntegration": False, "KueueDRAIntegrationExtendedResource": False,
                    "KueueDRAIntegrationPartitionableDevices": False}
         gpu_only = [DEVICES_MAPPINGS[0]]

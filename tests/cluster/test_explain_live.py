@@ -54,6 +54,19 @@ def test_reader_can_explain(cluster_gates_on, loaded):
     assert doc["podSets"][0]["charge"]["gpu.memory"] == "19Gi"
 
 
+def test_exit_code_contract(cluster_gates_on, loaded):
+    """0 once explained; --exit-code makes a workload that is not admitted exit 3, like git diff."""
+    loaded("resourceclaimtemplate")
+    pending = ("explain", "job/batch-infer", "-n", "team-a")
+    assert run_plugin(cluster_gates_on, *pending).returncode == 0
+    proc = run_plugin(cluster_gates_on, *pending, "--exit-code", "-o", "json")
+    assert proc.returncode == 3 and json.loads(proc.stdout)["state"] == "Pending"
+    admitted = run_plugin(cluster_gates_on, "explain", "job/train-llm", "-n", "team-a", "--exit-code")
+    assert admitted.returncode == 0, admitted.stderr
+    missing = run_plugin(cluster_gates_on, "explain", "job/nope", "-n", "team-a", "--exit-code")
+    assert missing.returncode == 1  # an error is still 1: the workload could not be explained
+
+
 def test_missing_job_and_unmanaged_job(cluster_gates_on, loaded):
     loaded("resourceclaimtemplate")
     proc = run_plugin(cluster_gates_on, "explain", "job/nope", "-n", "team-a")
@@ -91,6 +104,42 @@ spec:
     assert doc["podSets"][0]["charge"]["gpu.memory"] == "39Gi"  # 2 pods x 19968Mi (3g.20gb) = 39936Mi
     fit = next(f for f in doc["findings"] if f["code"] == "WhatIfFit")
     assert "would fit in ClusterQueue research-cq" in fit["message"]
+
+
+WHAT_IF = """
+apiVersion: batch/v1
+kind: Job
+metadata: {{name: {name}, namespace: ml-research, labels: {{kueue.x-k8s.io/queue-name: research}}}}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      resourceClaims: [{{name: mig, resourceClaimTemplateName: {template}}}]
+      containers:
+      - name: eval
+        image: busybox
+        resources: {{requests: {requests}, claims: [{{name: mig}}]}}
+"""
+
+
+def test_one_fact_one_finding(cluster_gates_on, loaded):
+    """Each fact is one finding, Kueue's words quoted inside ours: the quota verdict and Kueue's
+    QuotaReserved message, a missing template's retry, an uncovered resource and the what-if fit."""
+    loaded("resourceclaimtemplate")
+    doc = explain_json(cluster_gates_on, "job/batch-infer", "-n", "team-a")
+    exhausted = [f for f in doc["findings"] if f["code"] == "QuotaExhausted"]
+    assert len(exhausted) == 1 and 'Kueue says: "couldn\'t assign flavors to pod set main' in exhausted[0]["message"]
+    loaded("mig-partitionable")
+    missing = run_plugin(cluster_gates_on, "explain", "-f", "-", "-o", "json",
+                         input=WHAT_IF.format(name="no-template", template="nope", requests='{cpu: "1"}'))
+    doc = json.loads(missing.stdout)
+    found = [f for f in doc["findings"] if f["code"] == "ClaimTemplateMissing"]
+    assert len(found) == 1 and found[0]["message"].count("retries") <= 1
+    uncovered = run_plugin(cluster_gates_on, "explain", "-f", "-", "-o", "json",
+                           input=WHAT_IF.format(name="uncovered", template="mig-3g20gb",
+                                                requests='{cpu: "1", "example.com/foo": "1"}'))
+    codes = [f["code"] for f in json.loads(uncovered.stdout)["findings"]]
+    assert "ResourceNotCovered" in codes and "WhatIfFit" not in codes
 
 
 def test_limit_range_defaults_and_an_unreadable_limit_range_list(cluster_gates_on, loaded, tmp_path):

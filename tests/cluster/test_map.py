@@ -105,10 +105,26 @@ def device_classes(cluster):
     return names
 
 
+_UPSTREAM_INSTALLS: list[tuple[object, str]] = []
+
+
+@pytest.fixture(autouse=True)
+def _remove_upstream_installs():
+    """Each upstream installation a test makes is gone after it: other modules share the cluster,
+    and a second Kueue Deployment would make every later command's installation ambiguous. (No
+    namespace controller runs, so the namespace's objects are deleted one by one.)"""
+    yield
+    while _UPSTREAM_INSTALLS:
+        cluster, ns = _UPSTREAM_INSTALLS.pop()
+        cluster.kubectl("delete", "-n", ns, "deployment/kueue-controller-manager",
+                        "configmap/kueue-manager-config", "--ignore-not-found", "--wait=false")
+
+
 def upstream_kueue(cluster, version="v0.19.2", text=None, annotations=None):
     """A namespace with upstream Kueue's ConfigMap and controller Deployment (no pods run: there
     is no controller-manager in the test cluster)."""
     ns = cluster.create_namespace("kueue")
+    _UPSTREAM_INSTALLS.append((cluster, ns))
     text = text or (
         "apiVersion: config.kueue.x-k8s.io/v1beta2\n"
         "kind: Configuration\n"
@@ -513,6 +529,26 @@ def test_set_extended_resource_with_the_gate_on(cluster_gates_on):
     # 'classes' itself still works
     listing = plugin_json(c, "classes")
     assert name in [d["name"] for d in listing["deviceClasses"]]
+
+
+def test_set_extended_resource_against_a_snapshot_of_the_cluster(cluster_gates_on, tmp_path):
+    """--from SNAPSHOT --dry-run=client computes the change the server dry run makes, sending nothing."""
+    c = cluster_gates_on
+    name = f"er-{secrets.token_hex(3)}.example.com"
+    device_class(c, name)
+    snap = tmp_path / "deviceclass.yaml"
+    snap.write_text(c.kubectl("get", "deviceclass", name, "-o", "yaml").stdout)
+    offline = plugin_json(c, "classes", "set-extended-resource", name, "example.com/gpu", "--from", str(snap),
+                          "--dry-run=client")
+    live = plugin_json(c, "classes", "set-extended-resource", name, "example.com/gpu", "--dry-run=server")
+    assert offline["changed"] and not offline["written"] and offline["dryRun"] == "client"
+    assert added(offline["diff"], "extendedResourceName: example.com/gpu")
+    assert added(live["diff"], "extendedResourceName: example.com/gpu")
+    assert "extendedResourceName" not in c.get_json("deviceclass", name)["spec"]
+    # before the command too, like every global flag
+    before = plugin_json(c, "--from", str(snap), "classes", "set-extended-resource", name, "example.com/gpu",
+                         "--dry-run=client")
+    assert before["diff"] == offline["diff"]
 
 
 def test_set_extended_resource_warns_when_the_gate_is_off(cluster_gates_off):

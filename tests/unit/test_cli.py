@@ -60,6 +60,90 @@ def test_global_flags_before_and_after_command():
     assert json.loads(before.stdout) == json.loads(after.stdout)
 
 
+@pytest.mark.parametrize("command", [("classes",), ("map",), ("verify",), ("version",),
+                                     ("explain", "job/notebook-eval", "-n", "ml-research")])
+def test_from_before_the_command_is_the_same_as_after(command):
+    before = run("--from", MIG, *command, "-o", "json")
+    after = run(*command, "--from", MIG, "-o", "json")
+    assert before.returncode == after.returncode and before.returncode in (0, 1)
+    assert json.loads(before.stdout) == json.loads(after.stdout)
+
+
+def test_root_help_mentions_from_and_global_flags_in_both_places():
+    text = " ".join(run("--help").stdout.split())
+    assert "--from PATH" in text and "before or after the command" in text
+
+
+@pytest.mark.parametrize("group", ["map", "classes"])
+def test_subcommand_summaries_are_not_cut(group):
+    lines = run(group, "--help").stdout.split("Commands:")[1].split("\n\n")[0]
+    assert "..." not in lines
+    assert "Add the mapping NAME, or replace it (classes and sources as given)." in " ".join(lines.split()) \
+        or group == "classes"
+
+
+def test_set_extended_resource_from_a_snapshot_needs_client_dry_run():
+    er = str(EXAMPLES / "resourceclaimtemplate")
+    proc = run("classes", "set-extended-resource", "gpu.nvidia.com", "nvidia.com/gpu", "--from", er,
+               "--dry-run=client", "-o", "json")
+    doc = json.loads(proc.stdout)
+    assert proc.returncode == 0 and doc["changed"] and not doc["written"]
+    assert "+  extendedResourceName: nvidia.com/gpu" in doc["diff"]
+    assert [f["code"] for f in doc["findings"]] == ["MappingWins"]
+    line = one_line_error(run("classes", "set-extended-resource", "gpu.nvidia.com", "nvidia.com/gpu",
+                              "--from", er), code=2)
+    assert line == "error: --from reads an offline snapshot: a change against it needs --dry-run=client"
+    line = one_line_error(run("classes", "set-extended-resource", "nope", "nvidia.com/gpu", "--from", er,
+                              "--dry-run=client"))
+    assert line == "error: DeviceClass nope is not in the snapshot"
+
+
+def test_explain_exit_code_offline():
+    rct = str(EXAMPLES / "resourceclaimtemplate")
+    assert run("explain", "job/batch-infer", "-n", "team-a", "--from", rct).returncode == 0
+    assert run("explain", "job/batch-infer", "-n", "team-a", "--from", rct, "--exit-code").returncode == 3
+    assert run("explain", "job/train-llm", "-n", "team-a", "--from", rct, "--exit-code").returncode == 0
+
+
+def test_needs_attention():
+    from kubectl_kueue_dra.kueue.explain_request import needs_attention
+
+    error = {"severity": "error", "code": "X", "message": "m", "fix": None}
+    assert not needs_attention({"state": "Admitted", "findings": []})
+    assert needs_attention({"state": "Admitted", "findings": [error]})
+    assert needs_attention({"state": "Inadmissible", "findings": []})
+    assert not needs_attention({"state": "WhatIf", "findings": [dict(error, severity="warning")]})
+    assert needs_attention({"state": "WhatIf", "findings": [error]})
+    assert needs_attention({"items": [{"state": "Admitted"}, {"state": "Pending"}]})
+
+
+def test_one_fact_one_finding_offline(tmp_path):
+    rct, er = str(EXAMPLES / "resourceclaimtemplate"), str(EXAMPLES / "extended-resource")
+    doc = json.loads(run("explain", "job/batch-infer", "-n", "team-a", "--from", rct, "-o", "json").stdout)
+    exhausted = [f for f in doc["findings"] if f["code"] == "QuotaExhausted"]
+    assert len(exhausted) == 1 and "Kueue says: \"couldn't assign flavors" in exhausted[0]["message"]
+    shared = [f for c in json.loads(run("classes", "--from", er, "-o", "json").stdout)["deviceClasses"]
+              for f in c["findings"] if f["code"] == "DuplicateExtendedResourceName"]
+    assert len(shared) == 1
+    job = tmp_path / "job.yaml"
+    job.write_text("""apiVersion: batch/v1
+kind: Job
+metadata: {name: x, namespace: ml-research, labels: {kueue.x-k8s.io/queue-name: research}}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      resourceClaims: [{name: mig, resourceClaimTemplateName: nope}]
+      containers: [{name: c, image: busybox, resources: {requests: {"example.com/foo": "1"}, claims: [{name: mig}]}}]
+""")
+    doc = json.loads(run("explain", "-f", str(job), "--from", MIG, "-o", "json").stdout)
+    missing = next(f for f in doc["findings"] if f["code"] == "ClaimTemplateMissing")
+    assert missing["message"].count("retries") == 1
+    job.write_text(job.read_text().replace("nope", "mig-3g20gb"))
+    codes = [f["code"] for f in json.loads(run("explain", "-f", str(job), "--from", MIG, "-o", "json").stdout)["findings"]]
+    assert "ResourceNotCovered" in codes and "WhatIfFit" not in codes
+
+
 def test_classes_json_contract_on_mig_example():
     proc = run("classes", "--from", str(EXAMPLES / "mig-partitionable"), "-o", "json")
     doc = json.loads(proc.stdout)
@@ -107,7 +191,7 @@ def test_explain_workload_reference_and_yaml_output():
 
 
 @pytest.mark.parametrize("args,message", [
-    (("explain",), "error: give either TYPE/NAME or -f FILE; e.g. explain job/train, or explain -f job.yaml"),
+    (("explain", "job/x", "-f", "job.yaml"), "error: give either TYPE/NAME or -f FILE"),
     (("explain", "jobb/x"), 'error: unknown kind "jobb" in "jobb/x"'),
     (("explain", "job"), 'error: invalid reference "job"'),
 ])
@@ -314,3 +398,71 @@ spec:
     assert lines[0] == "What-if: Job team-a/what-if (not submitted)  state WhatIf"
     assert ["main", "3", "whole-gpus", "1", "3", "-"] in [line.split() for line in lines]
     assert "error: LocalQueue team-a/team-a-queue does not exist [LocalQueueMissing]" in lines
+
+
+def test_as_group_without_as_is_a_usage_error():
+    proc = run("classes", "--as-group", "system:masters", "--kubeconfig", "/nonexistent")
+    line = one_line_error(proc, code=2)
+    assert "--as-group needs --as" in line
+
+
+class _NotFoundEverywhere:
+    """An HTTP server that answers 404 to every path (something that is not an API server)."""
+
+    def __enter__(self):
+        import http.server
+        import threading
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                self.send_response(404)
+                self.send_header("Content-Type", "text/plain")
+                self.end_headers()
+                self.wfile.write(b"404 page not found\n")
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.mark.parametrize("command", ["classes", "verify", "version", "map"])
+def test_a_server_answering_404_everywhere_is_not_kubernetes(tmp_path, command):
+    with _NotFoundEverywhere() as url:
+        kc = _kubeconfig(tmp_path, url)
+        proc = run(command, "--kubeconfig", str(kc), "--request-timeout", "5s")
+    assert proc.returncode == 1, proc.stderr
+    assert f"error: not a Kubernetes API server at {url}" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("where", ["kubeconfig", "-f", "--from"])
+def test_non_utf8_bytes_are_one_error_naming_the_file(tmp_path, where):
+    bad = tmp_path / "bad.yaml"
+    bad.write_bytes(b"apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\xff\n")
+    if where == "kubeconfig":
+        proc = run("classes", "--kubeconfig", str(bad))
+    elif where == "-f":
+        proc = run("explain", "-f", str(bad), "--from", str(EXAMPLES / "resourceclaimtemplate"))
+    else:
+        proc = run("classes", "--from", str(bad))
+    line = one_line_error(proc, code=2 if where == "-f" else 1)
+    assert str(bad) in line and "not UTF-8 text (byte 0xff at line 4, column 10)" in line, line
+
+
+@pytest.mark.parametrize(("metadata", "problem"), [
+    ("oops", "metadata: expected a mapping, got a string"),
+    ("{name: [a]}", "metadata.name: expected a non-empty string, got a list"),
+    ("{name: d, labels: {a: [1]}}", "metadata.labels['a']: expected a string, got a list"),
+])
+def test_an_object_without_a_valid_envelope_is_an_error_naming_file_and_field(tmp_path, metadata, problem):
+    snap = tmp_path / "snap.yaml"
+    snap.write_text(f"apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {metadata}\n")
+    line = one_line_error(run("classes", "--from", str(snap)))
+    assert line.startswith(f"error: {snap}: DeviceClass") and problem in line, line

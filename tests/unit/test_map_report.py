@@ -25,7 +25,10 @@ def slice_(driver, counters=(), capacity=()):
         device["consumesCounters"] = [{"counterSet": "s", "counters": {c: {"value": "1"} for c in counters}}]
     if capacity:
         device["capacity"] = {c: {"value": "1"} for c in capacity}
-    return {"spec": {"driver": driver, "devices": [device]}}
+    spec = {"driver": driver, "devices": [device]}
+    if counters:  # a well-formed slice defines the set its devices consume
+        spec["sharedCounters"] = [{"name": "s", "counters": {c: {"value": "1"} for c in counters}}]
+    return {"spec": spec}
 
 
 MAPPINGS = parse_mappings([

@@ -197,3 +197,62 @@ def test_findings_carry_kueues_message():
 ])
 def test_kueue_messages_map_to_codes(message, code):
     assert cause_of(message)[0] == code
+
+
+def _cohort_snapshot(tmp_path, lent):
+    """examples/mig-partitionable with research-cq (20Gi of gpu.memory) in a cohort whose other
+    queue lends ``lent`` of its 100Gi."""
+    import shutil
+    from pathlib import Path
+
+    import yaml
+
+    root = Path(__file__).resolve().parents[2]
+    snap = tmp_path / "snap"
+    shutil.copytree(root / "examples" / "mig-partitionable", snap)
+    docs = [d for d in yaml.safe_load_all((snap / "queues.yaml").read_text()) if d]
+    for d in docs:
+        if d.get("kind") == "ClusterQueue" and d["metadata"]["name"] == "research-cq":
+            d["spec"]["cohortName"] = "shared"
+            for r in d["spec"]["resourceGroups"][0]["flavors"][0]["resources"]:
+                if r["name"] == "gpu.memory":
+                    r["nominalQuota"] = "20Gi"
+            d["status"]["flavorsReservation"] = []
+    docs.append({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "other-cq"},
+                 "spec": {"cohortName": "shared", "resourceGroups": [{"coveredResources": ["gpu.memory"], "flavors": [
+                     {"name": "default-flavor", "resources": [{"name": "gpu.memory", "nominalQuota": "100Gi",
+                                                               "lendingLimit": lent}]}]}]}})
+    (snap / "queues.yaml").write_text(yaml.safe_dump_all(docs))
+    return snap
+
+
+WHAT_IF = """apiVersion: batch/v1
+kind: Job
+metadata: {name: new-eval, namespace: ml-research, labels: {kueue.x-k8s.io/queue-name: research}}
+spec:
+  parallelism: 2
+  template:
+    spec:
+      restartPolicy: Never
+      resourceClaims: [{name: mig, resourceClaimTemplateName: mig-3g20gb}]
+      containers: [{name: eval, image: busybox, resources: {requests: {cpu: "1"}, claims: [{name: mig}]}}]
+"""
+
+
+@pytest.mark.parametrize("lent,code,fit", [("10Gi", "ExceedsQuota", "would never fit"), ("20Gi", None, "would fit in")])
+def test_what_if_gets_the_cohort_verdict(tmp_path, lent, code, fit):
+    import json
+    import subprocess
+    import sys
+
+    snap = _cohort_snapshot(tmp_path, lent)
+    proc = subprocess.run([sys.executable, "-m", "kubectl_kueue_dra", "explain", "-f", "-", "--from", str(snap),
+                           "-o", "json"], input=WHAT_IF, capture_output=True, text=True, check=False, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["podSets"][0]["charge"]["gpu.memory"] == "39Gi"  # 2 pods x 19968Mi
+    assert doc["queue"]["cohort"] == "shared"
+    row = next(r for r in doc["queue"]["quota"] if r["resource"] == "gpu.memory")
+    assert row["maximumCapacity"] == ("30Gi" if lent == "10Gi" else "40Gi")
+    assert (doc["queue"]["verdict"] or {}).get("code") == code
+    assert fit in next(f for f in doc["findings"] if f["code"] == "WhatIfFit")["message"]

@@ -24,6 +24,8 @@ class RecordingClient:
             return {"versions": [{"version": "v1"}, {"version": "v1beta2"}]}
         if path == "/apis/apps":
             return {"versions": [{"version": "v1"}]}
+        if path == "/api":  # asked once, when a group is absent: is this a Kubernetes API server at all?
+            return {"kind": "APIVersions", "versions": ["v1"]}
         if path.startswith("/apis/kueue.x-k8s.io"):
             raise errors.NotFound("no such group")
         if path == "/apis/apps/v1/namespaces/kueue-system/deployments/kueue-controller-manager":

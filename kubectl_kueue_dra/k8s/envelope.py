@@ -1,0 +1,54 @@
+"""The envelope every Kubernetes object has — ``apiVersion``, ``kind`` and ``metadata`` with a
+string ``name`` (and ``namespace``, ``creationTimestamp``), string-to-string ``labels`` and ``annotations`` — as the API
+server guarantees it. Pure.
+
+A live server never serves an object without it; a snapshot file can hold one (edited by hand,
+truncated, corrupted). Such an object cannot even be named in a finding, so the file is refused
+with an error naming it and the field, as malformed YAML is.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _type(value: Any) -> str:
+    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean", int: "a number",
+            float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def _string_map(meta: dict[str, Any], key: str) -> str | None:
+    value = meta.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        return f"metadata.{key}: expected a mapping, got {_type(value)}"
+    bad = next((k for k, v in value.items() if not isinstance(k, str) or not isinstance(v, str)), None)
+    return None if bad is None else f"metadata.{key}[{bad!r}]: expected a string, got {_type(value[bad])}"
+
+
+def envelope_problem(obj: dict[str, Any]) -> str | None:
+    """What is wrong with the object's envelope (``field: expected …, got …``), or None."""
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict):
+        return f"metadata: expected a mapping, got {_type(meta)}"
+    name = meta.get("name")
+    if not isinstance(name, str) or not name:
+        return f"metadata.name: expected a non-empty string, got {_type(name) if name != '' else 'an empty one'}"
+    namespace = meta.get("namespace")
+    if namespace is not None and not isinstance(namespace, str):
+        return f"metadata.namespace: expected a string, got {_type(namespace)}"
+    created = meta.get("creationTimestamp")
+    if created is not None and not isinstance(created, str):
+        return f"metadata.creationTimestamp: expected a string, got {_type(created)}"
+    return _string_map(meta, "labels") or _string_map(meta, "annotations")
+
+
+def describe(obj: dict[str, Any]) -> str:
+    """``Kind ns/name`` as far as it can be told (``Kind #index`` is the caller's fallback)."""
+    raw = obj.get("metadata")
+    meta: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    name, namespace = meta.get("name"), meta.get("namespace")
+    if isinstance(name, str) and name:
+        return f"{obj.get('kind')} {namespace}/{name}" if isinstance(namespace, str) else f"{obj.get('kind')} {name}"
+    return str(obj.get("kind"))

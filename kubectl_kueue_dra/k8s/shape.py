@@ -1,0 +1,127 @@
+"""The shape of the fields the plugin reads, checked once where objects come in.
+
+A value of the wrong type (a string where a list belongs, a list where a quantity belongs, …)
+is removed from the object and reported as a :class:`Malformed` naming the object, the field path
+and the value, so the engine downstream sees only the types it expects and treats the field as
+absent — the answer goes on, marked partial, instead of ending in an internal error. A quantity
+is checked against apimachinery's grammar too (``abc``, ``1x`` and ``"4"`` are not quantities).
+
+Shapes: ``STR``, ``INT`` (an integer, or a string of digits where Kubernetes allows int-or-string
+is not modelled), ``BOOL``, ``QTY`` (a quantity: string or number), ``ANY``; a ``dict`` of field →
+shape (a mapping; fields not named are not checked); ``[shape]`` (a list of items of that shape);
+``MapOf(shape)`` (a mapping of string keys to values of that shape).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+Obj = dict[str, Any]
+STR, INT, BOOL, QTY, ANY = "string", "integer", "boolean", "quantity", "any"
+#: apimachinery's quantity grammar: a signed number, then a binary or decimal suffix or an exponent
+QUANTITY = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE]([+-]?\d{1,4}))?$")
+
+
+@dataclass(frozen=True)
+class MapOf:
+    value: Any
+
+
+@dataclass(frozen=True)
+class Malformed:
+    kind: str
+    namespace: str | None
+    name: str | None
+    path: str
+    expected: str
+    value: str
+
+    @property
+    def object_ref(self) -> str:
+        ref = f"{self.namespace}/{self.name}" if self.namespace else str(self.name)
+        return f"{self.kind} {ref}"
+
+    def message(self) -> str:
+        return f"{self.object_ref}: {self.path} is {self.value}, not {self.expected}; the field is ignored"
+
+
+def _describe(shape: Any) -> str:
+    if isinstance(shape, dict):
+        return "an object"
+    if isinstance(shape, list):
+        return "a list"
+    if isinstance(shape, MapOf):
+        return "a map"
+    names = {STR: "a string", INT: "an integer", BOOL: "true or false", QTY: "a Kubernetes quantity"}
+    return names.get(shape, str(shape))
+
+
+def _fits(value: Any, shape: Any) -> bool:
+    if shape == ANY:
+        return True
+    if isinstance(shape, (dict, MapOf)):
+        return isinstance(value, dict)
+    if isinstance(shape, list):
+        return isinstance(value, list)
+    if shape == STR:
+        return isinstance(value, str)
+    if shape == BOOL:
+        return isinstance(value, bool)
+    if shape == INT:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if shape == QTY:
+        if isinstance(value, str):
+            return QUANTITY.match(value) is not None
+        if isinstance(value, float):
+            return math.isfinite(value)
+        return isinstance(value, int) and not isinstance(value, bool)
+    raise ValueError(f"unknown shape {shape!r}")
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def clean(value: Any, shape: Any, path: str, found: list[tuple[str, str, str]]) -> bool:
+    """Remove what does not fit ``shape`` below ``value`` (in place). False when ``value`` itself
+    does not fit (the caller drops it); each removal is added to ``found``."""
+    if not _fits(value, shape):
+        found.append((path, _describe(shape), _show(value)))
+        return False
+    if isinstance(shape, dict):
+        for key, sub in shape.items():
+            if key not in value:
+                continue
+            if value[key] is None:  # null is absent in the API; the engine reads absent fields only
+                del value[key]
+            elif not clean(value[key], sub, f"{path}.{key}" if path else key, found):
+                del value[key]
+    elif isinstance(shape, MapOf):
+        for key in [k for k in value if not isinstance(k, str)]:
+            found.append((f"{path}[{key!r}]", "a string key", _show(key)))
+            del value[key]
+        for key in list(value):
+            if not clean(value[key], shape.value, f"{path}[{key}]", found):
+                del value[key]
+    elif isinstance(shape, list) and shape and shape[0] != ANY:
+        keep = [item for i, item in enumerate(value) if clean(item, shape[0], f"{path}[{i}]", found)]
+        if len(keep) != len(value):
+            value[:] = keep
+    return True
+
+
+def check_object(kind: str, obj: Obj, shape: Any) -> list[Malformed]:
+    """Clean ``obj`` (a whole object) against ``shape``; what was removed, named."""
+    found: list[tuple[str, str, str]] = []
+    clean(obj, shape, "", found)
+    if not found:
+        return []
+    raw = obj.get("metadata")
+    meta: Obj = raw if isinstance(raw, dict) else {}
+    ns = meta.get("namespace") if isinstance(meta.get("namespace"), str) else None
+    name = meta.get("name") if isinstance(meta.get("name"), str) else None
+    return [Malformed(kind, ns, name, path, expected, value) for path, expected, value in found]

@@ -1,0 +1,87 @@
+"""The documented shape of every ``-o json`` document (README, each command's "-o json prints"),
+written once as JSON Schema, so a test can check any output against it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+_STR = {"type": "string"}
+_NSTR = {"type": ["string", "null"]}
+_BOOL = {"type": "boolean"}
+_NBOOL = {"type": ["boolean", "null"]}
+_STRS = {"type": "array", "items": _STR}
+
+FINDING = {
+    "type": "object",
+    "required": ["severity", "code", "message"],
+    "properties": {"severity": {"enum": ["error", "warning", "info"]}, "code": _STR, "message": _STR,
+                   "fix": _NSTR},
+}
+FINDINGS = {"type": "array", "items": FINDING}
+OBJECT_REF = {"type": ["object", "null"], "required": ["kind", "name"],
+              "properties": {"kind": _STR, "name": _STR, "namespace": _NSTR}}
+GATES = {"type": ["object", "null"], "additionalProperties": _NBOOL}
+INSTALLATION = {
+    "type": "object",
+    "required": ["version", "versionFrom", "operatorVersion", "config", "effectiveConfig", "deployment", "gates"],
+    "properties": {"version": _NSTR, "versionFrom": _NSTR, "operatorVersion": _NSTR, "config": OBJECT_REF,
+                   "effectiveConfig": OBJECT_REF, "deployment": _NSTR, "gates": GATES},
+}
+
+
+def _obj(required: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {"type": "object", "required": list(required), "properties": required, **extra}
+
+
+CLASS = _obj({"name": _STR, "extendedResourceName": _NSTR, "quotaResource": _NSTR, "quotaSource": _NSTR,
+              "mappings": {"type": ["array", "null"]},
+              "matchingDevices": {"type": ["integer", "null"], "minimum": 0},
+              "matchingPools": {"type": ["integer", "null"], "minimum": 0},
+              "coveredBy": {"type": ["array", "null"], "items": _STR},
+              "selectors": {"type": ["array", "null"], "items": _STR}, "findings": FINDINGS})
+CLASSES = _obj({"deviceClasses": {"type": "array", "items": CLASS}, "findings": FINDINGS, "partial": _BOOL,
+                "kueueConfig": OBJECT_REF, "source": _STR, "kueueInstallation": INSTALLATION})
+
+MAPPING = _obj({"name": _STR, "deviceClassNames": _STRS, "sources": {"type": "array"},
+                "deviceClasses": {"type": "array"}, "coveredBy": {"type": ["array", "null"]}})
+MAP = _obj({"target": OBJECT_REF, "mappings": {"type": "array", "items": MAPPING}, "findings": FINDINGS,
+            "kueueVersion": _NSTR, "partial": _BOOL, "source": _STR})
+
+POD_SET = _obj({"name": _STR, "count": {"type": ["integer", "null"]},
+                "charge": {"type": ["object", "null"], "additionalProperties": _STR},
+                "lines": {"type": "array"}})
+EXPLAIN = _obj({"workload": {"type": ["object", "null"]}, "manifest": {"type": ["string", "null"]},
+                "kueueVersion": _NSTR, "kueueVersionSource": _NSTR, "kueueGates": GATES,
+                "admitted": _NBOOL, "state": _NSTR,
+                "dra": _obj({"processed": _NBOOL, "failedStep": _NSTR, "message": _NSTR}),
+                "podSets": {"type": "array", "items": POD_SET}, "queue": {"type": ["object", "null"]},
+                "partial": _BOOL, "findings": FINDINGS, "kueueInstallation": INSTALLATION})
+
+CHECK = _obj({"id": _STR, "status": {"enum": ["pass", "warn", "fail", "skip"]}, "message": _STR,
+              "fix": _NSTR, "category": _STR})
+VERIFY = _obj({"checks": {"type": "array", "items": CHECK}, "summary": {"type": ["object", "string"]},
+               "kubernetesGates": {"type": "array", "items": _obj({"name": _STR, "state": _NSTR})},
+               "kueue": _obj({"version": _NSTR, "config": {}, "gates": {}, "problems": {}}),
+               "source": _STR})
+
+CLIENT_VERSION = _obj({"kueueDra": _STR, "python": _STR})
+VERSION = {"oneOf": [
+    _obj({"clientVersion": CLIENT_VERSION, "serverVersion": {"type": ["object", "null"]},
+          "kueue": _obj({"version": _NSTR, "versionSource": _NSTR, "config": {}, "problem": {}}),
+          "kueueInstallation": INSTALLATION, "source": _STR}),
+    # the cluster or snapshot could not be read: the plugin's own version, then the error (README)
+    _obj({"clientVersion": CLIENT_VERSION, "serverVersion": {"type": "null"}, "kueue": {"type": "null"}},
+         additionalProperties=False),
+]}
+
+SCHEMAS: dict[str, dict[str, Any]] = {"classes": CLASSES, "map": MAP, "explain": EXPLAIN, "verify": VERIFY,
+                                      "version": VERSION}
+VALIDATORS = {name: Draft202012Validator(schema) for name, schema in SCHEMAS.items()}
+
+
+def problems(command: str, document: Any) -> list[str]:
+    """Each way ``document`` departs from ``command``'s documented shape, as ``path: message``."""
+    return [f"/{'/'.join(map(str, e.absolute_path))}: {e.message}"
+            for e in VALIDATORS[command].iter_errors(document)]
