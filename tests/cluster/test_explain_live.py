@@ -220,6 +220,9 @@ def test_workload_list_reads_each_list_once(cluster_gates_on, loaded):
         s = d["summary"]
         assert explain_json(cluster_gates_on, f"workload/{s['name']}", "-n", s["namespace"])["draCharge"] == \
             s["draCharge"]
-    single = perf.plugin(cluster_gates_on.kubeconfig, ["explain", "job/pretrain", "-n", "ml-research", "-o", "json"])
+    first = items[0]["summary"]
+    single = perf.plugin(cluster_gates_on.kubeconfig,
+                         ["explain", f"workload/{first['name']}", "-n", first["namespace"], "-o", "json"])
+    assert single.exit_code == 0, single.stderr
     print(f"requests: list of all workloads {listed.stats['requests']}, one workload {single.stats['requests']}")
     assert listed.stats["requests"] <= single.stats["requests"] + 10
