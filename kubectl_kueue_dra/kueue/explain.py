@@ -11,16 +11,15 @@ from typing import Any
 from ..dra.cel import SelectorEvaluator
 from ..findings import finding, is_partial
 from ..kube.view import ClusterView
-from .allocation import allocations, overcharge
 from .charge import (
     ChargeEngine,
     ChargeInputs,
     ChargeLine,
     ChargeResult,
-    CounterLine,
     format_usage,
 )
 from .config import KueueConfig, load_kueue_config
+from .explain_pods import SliceSource, overcharge_findings, workload_allocations
 from .diagnose import QueuePath, cause_of, compare, condition, is_admitted, queue_findings, recorded_usage
 from .explain_inputs import adjust_inputs, gate_on, resource_rules
 from .installation import KueueInstallation, installation_of
@@ -36,7 +35,6 @@ from .partial_report import (
 )
 from .semantics import DEFAULT_VERSION, SUPPORTED, DRAGates, Semantics
 from .subject import (
-    JOB_NAME_LABEL,
     Subject,
 )
 from .transform import ResourceRules
@@ -99,7 +97,7 @@ def _mappings(ctx: KueueContext) -> list[Mapping]:
     return ctx.installation.effective.mappings if ctx.installation else ctx.config.mappings
 
 
-def _charge_inputs(view: ClusterView, ctx: KueueContext, subject: Subject, slices: _SliceSource) -> ChargeInputs:
+def _charge_inputs(view: ClusterView, ctx: KueueContext, subject: Subject, slices: SliceSource) -> ChargeInputs:
     ns = subject.namespace
     listed: list[dict[str, Any]] = view.try_list("ResourceClaimTemplate", ns) or []
     templates = {str(t["metadata"]["name"]): t for t in listed}
@@ -227,7 +225,7 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
     ctx = kueue_context(view, settings)
     findings = list(ctx.findings)
     ns, wl = subject.namespace, subject.workload
-    slices = _SliceSource(view)
+    slices = SliceSource(view)
     inputs = _charge_inputs(view, ctx, subject, slices)
     result = ChargeEngine(inputs).compute(subject.podsets)
     binary = inputs.binary_resources() if ctx.semantics.counters_binary_rendering else set()
@@ -250,8 +248,8 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
                                                subject.podsets, result, admitted, ctx.partial_admission, binary)
     findings.extend(more)
 
-    allocated = _allocations(view, subject, slices)
-    findings.extend(_overcharge_findings(allocated, result))
+    allocated = workload_allocations(view, subject, slices)
+    findings.extend(overcharge_findings(allocated, result))
     findings.extend(finding("info", n.code, n.message, n.fix) for n in result.notes)
     return {
         "workload": ({"namespace": ns, "name": wl["metadata"]["name"]} if wl is not None else None),
@@ -274,23 +272,6 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
         "partial": is_partial(view),
         "findings": findings,
     }
-
-
-class _SliceSource:
-    """ResourceSlices as the charge engine asks for them: every slice, or one driver's (on a live
-    cluster a ``spec.driver`` field selector, so a MIG counter charge reads only the GPU driver's
-    slices); each answer is cached by the view, a driver's list is cut from an earlier full list."""
-
-    def __init__(self, view: ClusterView):
-        self.view = view
-
-    def __call__(self, driver: str | None) -> list[dict[str, Any]]:
-        if driver is None:
-            return self.view.try_list("ResourceSlice") or []
-        return self.view.try_list("ResourceSlice", field_selector={"spec.driver": driver}) or []
-
-    def for_drivers(self, drivers: set[str]) -> list[dict[str, Any]]:
-        return [s for d in sorted(drivers) for s in self(d)]
 
 
 def _sum_recorded(recorded: dict[str, dict[str, str]], binary: set[str]) -> dict[str, str]:
@@ -362,46 +343,4 @@ def _condition_findings(wl: dict[str, Any], result: ChargeResult, stated: set[st
         out.append(finding("warning", "PredictionDiffers",
                            "Kueue's recorded DRA error differs from what this tool predicts now; the cluster "
                            "changed since Kueue evaluated it, or the Kueue version differs", None))
-    return out
-
-
-def _workload_pods(view: ClusterView, subject: Subject) -> list[dict[str, Any]]:
-    owner = subject.owner
-    if owner is None:
-        return []
-    name = owner["metadata"]["name"]
-    if owner.get("kind") == "Pod":
-        return [owner]
-    pods: list[dict[str, Any]] = view.try_list("Pod", subject.namespace,
-                                               label_selector=f"{JOB_NAME_LABEL}={name}") or []
-    return [p for p in pods if any(o.get("uid") == owner["metadata"].get("uid")
-                                   for o in (p.get("metadata") or {}).get("ownerReferences") or [])] or pods
-
-
-def _allocations(view: ClusterView, subject: Subject, slices: _SliceSource) -> list[dict[str, Any]]:
-    pods = _workload_pods(view, subject)
-    if not any((p.get("spec") or {}).get("resourceClaims") or
-               (p.get("status") or {}).get("extendedResourceClaimStatus") for p in pods):
-        return []
-    claims: list[dict[str, Any]] | None = view.try_list("ResourceClaim", subject.namespace)
-    drivers = {r.get("driver") for c in claims or []
-               for r in ((((c.get("status") or {}).get("allocation") or {}).get("devices") or {}).get("results") or [])
-               if isinstance(r.get("driver"), str)}
-    return allocations(pods, claims, slices.for_drivers(drivers))
-
-
-def _overcharge_findings(allocated: list[dict[str, Any]], result: ChargeResult) -> list[dict[str, Any]]:
-    out = []
-    for ps in result.podsets:
-        for line in ps.lines:
-            if not isinstance(line, CounterLine):
-                continue
-            low = overcharge(allocated, line.counter, line.counter_value)
-            if low:
-                out.append(finding(
-                    "info", "ChargedAboveAllocation",
-                    f"Kueue charges {line.counter_value} of {line.counter} per device (the MAX over every "
-                    f"device the request could get), but {len(low)} allocated device(s) consume less "
-                    f"({', '.join(low[:3])}{'…' if len(low) > 3 else ''})",
-                    "narrow the request's CEL selector to one device shape to make the charge exact"))
     return out
