@@ -19,12 +19,17 @@ CASES = [
 
 @pytest.fixture(scope="module")
 def loaded(cluster_gates_on, tmp_path_factory):
+    """The setup a test asks for, loaded into the cluster (loading one clears the others), and its
+    snapshot taken the first time."""
     snaps = {}
+    current = []
 
     def get(setup):
-        if setup not in snaps:
+        if current != [setup]:
             docs = setups.load(cluster_gates_on, setup)
-            snaps[setup] = setups.snapshot(cluster_gates_on, docs, tmp_path_factory.mktemp(setup) / "snap.yaml")
+            current[:] = [setup]
+            if setup not in snaps:
+                snaps[setup] = setups.snapshot(cluster_gates_on, docs, tmp_path_factory.mktemp(setup) / "snap.yaml")
         return snaps[setup]
     return get
 
