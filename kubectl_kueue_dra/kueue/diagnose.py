@@ -83,6 +83,10 @@ CONDITION_CAUSES: list[tuple[str, str, str, str]] = [
     (r"^resources didn't satisfy LimitRange constraints", "LimitRangeViolated",
      "a container (or the pod) is outside the namespace's LimitRange max/min after Kueue's adjustments",
      "change the requests to fit the LimitRange, or the LimitRange"),
+    (r"(?i)workload namespace doesn't match ClusterQueue selector", "NamespaceNotSelected",
+     "the ClusterQueue's namespaceSelector does not select the workload's namespace (a ClusterQueue without "
+     "one selects no namespace)",
+     "label the namespace, or set the ClusterQueue's namespaceSelector ({} selects every namespace)"),
     (r"unavailable in ClusterQueue", "ResourceNotCovered",
      "the ClusterQueue does not list a resource of the workload in coveredResources",
      "add the resource (mapping name or extendedResourceName) to the ClusterQueue's coveredResources"),
@@ -225,12 +229,7 @@ def queue_findings(path: QueuePath, totals: dict[str, int], namespace: str) -> l
         out.append(finding("error", "ClusterQueueInactive",
                            f"ClusterQueue {cq_name} is not active: {active.get('reason')}: {active.get('message')}",
                            "fix what the condition says (often a missing ResourceFlavor or AdmissionCheck)"))
-    selector = spec.get("namespaceSelector")
-    if selector is not None and path.namespace is not None:
-        if not selector_matches(selector, namespace_labels(path.namespace)):
-            out.append(finding("error", "NamespaceNotSelected",
-                               f"ClusterQueue {cq_name}'s namespaceSelector does not match namespace {namespace}",
-                               "label the namespace or widen the ClusterQueue's namespaceSelector"))
+    out.extend(_selector_findings(cq_name, spec, path, namespace))
     covered = covered_resources(cq)
     for name in sorted(totals):
         if name not in covered and totals[name] > 0:
@@ -239,3 +238,26 @@ def queue_findings(path: QueuePath, totals: dict[str, int], namespace: str) -> l
                                f"(\"resource {name} unavailable in ClusterQueue\")",
                                f"add {name} to coveredResources of ClusterQueue {cq_name} with a nominalQuota"))
     return out
+
+
+# Kueue's ErrNamespaceMismatch, the inadmissible message it records in both cases below.
+NAMESPACE_MISMATCH = "workload namespace doesn't match ClusterQueue selector"
+
+
+def _selector_findings(cq_name: object, spec: dict[str, Any], path: QueuePath,
+                       namespace: str) -> list[dict[str, Any]]:
+    """Kueue turns the ClusterQueue's namespaceSelector into a selector with
+    LabelSelectorAsSelector, for which a missing one selects nothing: no namespace can use the queue."""
+    selector = spec.get("namespaceSelector")
+    if selector is None:
+        return [finding("error", "NamespaceNotSelected",
+                        f"ClusterQueue {cq_name} has no namespaceSelector, which Kueue reads as selecting no "
+                        f"namespace: nothing is admitted through it (\"{NAMESPACE_MISMATCH}\")",
+                        f"set spec.namespaceSelector of ClusterQueue {cq_name} to {{}} (every namespace) "
+                        "or to a selector that matches the namespaces meant to use it")]
+    if path.namespace is None or selector_matches(selector, namespace_labels(path.namespace)):
+        return []
+    return [finding("error", "NamespaceNotSelected",
+                    f"ClusterQueue {cq_name}'s namespaceSelector does not match namespace {namespace} "
+                    f"(\"{NAMESPACE_MISMATCH}\")",
+                    "label the namespace or widen the ClusterQueue's namespaceSelector")]

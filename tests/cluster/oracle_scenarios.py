@@ -219,6 +219,37 @@ class CohortScenario(Scenario):
         return out
 
 
+@dataclass
+class SelectorScenario(Scenario):
+    """A scenario whose ClusterQueue has ``selector`` as its namespaceSelector (None: the field unset,
+    which Kueue reads as selecting no namespace)."""
+
+    selector: dict | None = None
+
+    def cluster_queue(self, name: str) -> dict:
+        cq = super().cluster_queue(name)
+        if self.selector is None:
+            del cq["spec"]["namespaceSelector"]
+        else:
+            cq["spec"]["namespaceSelector"] = self.selector
+        return cq
+
+
+def _selector_scenarios(w: World, prefix: str = "") -> list[Scenario]:
+    gpu1 = template("gpu-1", request("gpu.example.com"))
+    objs = [gpu1, job("train", pod_spec({"gpu": "gpu-1"}))]
+    team = {"matchLabels": {"team": "ml"}}
+    return [
+        SelectorScenario(prefix + "cq-no-namespace-selector", "ClusterQueue without namespaceSelector: no namespace",
+                         w, GPU_Q, copy.deepcopy(objs), ["job/train"], expect="inadmissible", selector=None),
+        SelectorScenario(prefix + "cq-selector-mismatch", "namespaceSelector team=ml, namespace not labelled",
+                         w, GPU_Q, copy.deepcopy(objs), ["job/train"], expect="inadmissible", selector=team),
+        SelectorScenario(prefix + "cq-selector-match", "namespaceSelector team=ml, namespace labelled team=ml",
+                         w, GPU_Q, copy.deepcopy(objs), ["job/train"], selector=team,
+                         namespace_labels={"team": "ml"}),
+    ]
+
+
 def queued(obj: dict, local_queue: str) -> dict:
     """A Job or Workload sent to another LocalQueue of its namespace."""
     if obj["kind"] == "Workload":
@@ -923,6 +954,7 @@ def scenarios(versions: tuple[str, ...] = (V19,)) -> list[Scenario]:
         out += _devices_scenarios(devices)
         out += _cohort_scenarios(devices)
         out += _cel_error_scenarios(devices)
+        out += _selector_scenarios(devices)
         mig = mig_world("mig")
         out += _mig_scenarios(mig)
         out += _mig_cel_error_scenarios(mig)
@@ -950,6 +982,7 @@ def scenarios(versions: tuple[str, ...] = (V19,)) -> list[Scenario]:
         out += [s for s in _mig_scenarios(m, "0.18/") if s.id[5:] in _V18_MIG]
         out += [s for s in _cohort_scenarios(w, "0.18/") if s.id[5:] in ("cohort-lending-limit", "cohort-nested")]
         out += _cel_error_scenarios(w, "0.18/")[:1]
+        out += _selector_scenarios(w, "0.18/")[:1]
         a = adjust_world("adjust-0.18", V18, V18_GATES)
         out += [s for s in _adjust_scenarios(a, "0.18/") if s.id[5:] in _V18_ADJUST]
         out += [s for s in _partial_scenarios(a, "0.18/") if s.id[5:] in _V18_PARTIAL]

@@ -166,3 +166,24 @@ def test_explain_reports_a_namespace_outside_the_default_selector():
     assert "NamespaceNotManaged" not in codes("team-a")
     message = queue_findings(QueuePath("lq", lq, cq, ns("kube-system"), rule), {}, "kube-system")[0]["message"]
     assert "default managedJobsNamespaceSelector" in message
+
+
+@pytest.mark.parametrize("selector, labels, selected", [
+    ({}, {}, True),
+    (None, {}, False),  # Kueue: LabelSelectorAsSelector(nil) selects nothing
+    ({"matchLabels": {"team": "ml"}}, {}, False),
+    ({"matchLabels": {"team": "ml"}}, {"team": "ml"}, True),
+])
+def test_cluster_queue_namespace_selector_as_kueue_reads_it(selector, labels, selected):
+    from kubectl_kueue_dra.kueue.diagnose import NAMESPACE_MISMATCH, QueuePath, queue_findings
+
+    rule = namespace_rule(openshift=False, configuration={}, kueue_version="0.19.2", kueue_namespace="kueue-system")
+    spec = {} if selector is None else {"namespaceSelector": selector}
+    cq = {"metadata": {"name": "cq"}, "spec": spec}
+    namespace = {"metadata": {"name": "team-a", "labels": labels}}
+    found = [f for f in queue_findings(QueuePath("lq", {"spec": {"clusterQueue": "cq"}}, cq, namespace, rule),
+                                       {}, "team-a") if f["code"] == "NamespaceNotSelected"]
+    assert bool(found) is not selected
+    if found:
+        assert NAMESPACE_MISMATCH in found[0]["message"]
+        assert ("has no namespaceSelector" in found[0]["message"]) is (selector is None)
