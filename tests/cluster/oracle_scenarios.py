@@ -241,9 +241,9 @@ def _selector_scenarios(w: World, prefix: str = "") -> list[Scenario]:
     team = {"matchLabels": {"team": "ml"}}
     return [
         SelectorScenario(prefix + "cq-no-namespace-selector", "ClusterQueue without namespaceSelector: no namespace",
-                         w, GPU_Q, copy.deepcopy(objs), ["job/train"], expect="inadmissible", selector=None),
+                         w, GPU_Q, copy.deepcopy(objs), ["job/train"], expect="pending", selector=None),
         SelectorScenario(prefix + "cq-selector-mismatch", "namespaceSelector team=ml, namespace not labelled",
-                         w, GPU_Q, copy.deepcopy(objs), ["job/train"], expect="inadmissible", selector=team),
+                         w, GPU_Q, copy.deepcopy(objs), ["job/train"], expect="pending", selector=team),
         SelectorScenario(prefix + "cq-selector-match", "namespaceSelector team=ml, namespace labelled team=ml",
                          w, GPU_Q, copy.deepcopy(objs), ["job/train"], selector=team,
                          namespace_labels={"team": "ml"}),
