@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import UserError
+from ..kube.manifest import Manifest
 from ..kube.refs import Ref
 from ..kube.view import ClusterView
 from .names import QUEUE_LABEL
@@ -24,6 +25,8 @@ class Subject:
     workload: dict[str, Any] | None = None
     manifest: dict[str, Any] | None = None
     owner: dict[str, Any] | None = None  # the Job etc., when known
+    #: a what-if's file: its ResourceClaimTemplates and DeviceClasses come before the cluster's
+    file: Manifest | None = None
 
     @property
     def queue_name(self) -> str | None:
@@ -101,6 +104,7 @@ def resolve_in_all_namespaces(view: ClusterView, ref: Ref) -> Subject:
     return resolve(view, ref, found[0])
 
 
-def subject_from_manifest(manifest: dict[str, Any], namespace: str) -> Subject:
+def subject_from_manifest(manifest: dict[str, Any], namespace: str, file: Manifest | None = None) -> Subject:
+    """A workload of a file (what-if); ``file`` holds the objects beside it."""
     ns = (manifest.get("metadata") or {}).get("namespace") or namespace
-    return Subject(ns, podsets_from_manifest(manifest), manifest=manifest)
+    return Subject(ns, podsets_from_manifest(manifest), manifest=manifest, file=file)
