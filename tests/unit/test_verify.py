@@ -663,3 +663,25 @@ def test_degraded_missing_partitionable_gate_says_what_to_change():
     status = run(objects)[0]["openshift-kueue-status"]
     assert status.status == "fail"
     assert "spec.customNoUpgrade.enabled" in status.fix and "oc annotate kueues.kueue.openshift.io" in status.fix
+
+
+def test_operator_gates_say_when_there_is_no_featuregate():
+    """Without a FeatureGate object the check never says what one's spec holds, it says there is
+    none; one whose featureSet is not CustomNoUpgrade has no customNoUpgrade.enabled to speak of."""
+    def without_counters(objects):  # nothing the operator would miss
+        for o in objects:
+            if o["kind"] == "ResourceSlice":
+                o["spec"].pop("sharedCounters", None)
+                for d in o["spec"].get("devices") or []:
+                    d.pop("consumesCounters", None)
+        return objects
+
+    objects = without_counters([o for o in example("mig-partitionable") if o["kind"] != "FeatureGate"])
+    check = run(objects)[0]["openshift-operator-gates"]
+    assert (check.status, check.message) == ("pass", "there is no FeatureGate cluster in the snapshot: the operator "
+                                             "turns no Kueue DRA gate on (Kueue's defaults apply)")
+    objects = without_counters(example("mig-partitionable"))
+    find(objects, "FeatureGate")["spec"] = {}
+    check = run(objects)[0]["openshift-operator-gates"]
+    assert check.status == "pass"
+    assert "featureSet Default has no spec.customNoUpgrade.enabled" in check.message
