@@ -19,6 +19,7 @@ from .charge import (
     ChargeResult,
     format_usage,
 )
+from .command import cli_of, document_for_cli
 from .config import KueueConfig, load_kueue_config
 from .explain_pods import SliceSource, overcharge_findings, workload_allocations
 from .diagnose import QueuePath, cause_of, compare, condition, is_admitted, queue_findings, recorded_usage
@@ -199,7 +200,8 @@ def _queue_part(view: ClusterView, subject: Subject, ctx: KueueContext, result: 
     namespace_obj = view.try_get("Namespace", ns)
     managed = namespace_rule(openshift=config.kind == "Kueue", configuration=config.document,
                              kueue_version=ctx.semantics.version, kueue_namespace=ctx.kueue_namespace)
-    path = QueuePath(lq_name, local_queue, cluster_queue, namespace_obj, managed)
+    holder = subject.job_reference or (f"workload/{wl['metadata']['name']}" if wl is not None else None)
+    path = QueuePath(lq_name, local_queue, cluster_queue, namespace_obj, managed, holder)
     if not admitted:
         findings.extend(queue_findings(path, totals, ns))
     elif managed.how == OPENSHIFT and namespace_obj is not None and not managed.manages(namespace_obj):
@@ -282,7 +284,7 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
     findings.extend(overcharge_findings(allocated, result))
     findings.extend(finding("info", n.code, n.message, n.fix) for n in result.notes)
     findings.extend(_file_findings(subject))
-    return {
+    return document_for_cli({
         "workload": ({"namespace": ns, "name": wl["metadata"]["name"]} if wl is not None else None),
         "manifest": _manifest_doc(subject),
         "kueueVersion": ctx.semantics.version,
@@ -301,7 +303,7 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
         "allocations": allocated,
         "partial": is_partial(view),
         "findings": findings,
-    }
+    }, cli_of(view, ctx.config))
 
 
 def _manifest_doc(subject: Subject) -> dict[str, Any] | None:

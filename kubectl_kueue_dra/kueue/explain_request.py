@@ -72,7 +72,8 @@ def explain_document(view: ClusterView, req: ExplainRequest) -> dict[str, Any]:
     namespace = req.namespace or view.default_namespace
     settings = Settings(req.kueue_version, req.kueue_namespace)
     if manifest is None:
-        subject = resolve_in_all_namespaces(view, ref) if req.all_namespaces else resolve(view, ref, namespace)
+        subject = resolve_in_all_namespaces(view, ref, req.kueue_namespace) if req.all_namespaces else \
+            resolve(view, ref, namespace, req.kueue_namespace)
         return _finished(view, explain(view, subject, settings))
     view.note_malformed(manifest.malformed)
     documents = [_finished(view, explain(view, subject_from_manifest(w, namespace, manifest), settings))

@@ -320,9 +320,9 @@ def test_counter_name_not_published():
     check = run(objects)[0]["counters-published"]
     assert check.status == "fail" and "no device of gpu.nvidia.com consumes a counter of that name" in check.message
     assert "(it publishes: memory, " in check.message  # the closest name first
-    assert check.fix == ("kubectl kueue-dra map set gpu.memory --device-class gpu.nvidia.com --device-class "
+    assert check.fix == ("oc kueue-dra map set gpu.memory --device-class gpu.nvidia.com --device-class "
                          "mig.nvidia.com --counter memory --driver gpu.nvidia.com --selector "
-                         "'device.driver == '\"'\"'gpu.nvidia.com'\"'\"''")
+                         "\"device.driver == 'gpu.nvidia.com'\"")  # OpenShift: oc; quoted as a person would
 
 
 def test_counter_selector_problems():
