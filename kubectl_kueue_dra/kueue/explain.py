@@ -170,8 +170,8 @@ def _recorded_part(wl: dict[str, Any], result: ChargeResult, binary: set[str], d
     findings: list[dict[str, Any]] = []
     recorded_doc = None
     source, recorded = recorded_usage(wl)
-    if recorded:
-        recorded_doc = next(iter(recorded.values())) if len(recorded) == 1 else _sum_recorded(recorded, binary)
+    if recorded:  # in the charge's own form, so that equal amounts read equal (5100273664 is 4864Mi)
+        recorded_doc = _sum_recorded(recorded, binary)
         findings.extend(compare(result, recorded, "status.admission" if source == "admission"
                                 else "status.resourceRequests", dra_resources))
     findings.extend(_condition_findings(wl, result, stated))
@@ -318,14 +318,18 @@ def _manifest_doc(subject: Subject) -> dict[str, Any] | None:
 
 
 def _sum_recorded(recorded: dict[str, dict[str, str]], binary: set[str]) -> dict[str, str]:
-    from ..dra.quantity import parse_quantity
+    from ..dra.quantity import QuantityError, parse_quantity
     from .charge import kueue_int
 
     sums: dict[str, int] = {}
+    unreadable: dict[str, str] = {}
     for per_ps in recorded.values():
         for name, q in per_ps.items():
-            sums[name] = sums.get(name, 0) + kueue_int(name, parse_quantity(q))
-    return {n: format_usage(n, v, binary) for n, v in sums.items()}
+            try:
+                sums[name] = sums.get(name, 0) + kueue_int(name, parse_quantity(q))
+            except QuantityError:
+                unreadable[name] = str(q)  # shown as Kueue wrote it; compare() names the bad value
+    return {n: format_usage(n, v, binary) for n, v in sums.items() if n not in unreadable} | unreadable
 
 
 def _render_line(line: ChargeLine, binary: set[str]) -> dict[str, Any]:

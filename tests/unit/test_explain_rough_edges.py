@@ -107,3 +107,40 @@ def test_openshift_answers_use_oc_everywhere_upstream_kubectl(tmp_path):
     assert {f["code"]: f for f in doc["findings"]}["NoQueueName"]["fix"].startswith("kubectl label -n team-a job/")
     verify = json.loads(run("verify", "--from", str(EXAMPLES / "extended-resource"), "-o", "json").stdout)
     assert commands(verify) == (True, False)
+
+
+def test_recorded_is_shown_in_the_charge_form(tmp_path):
+    """Kueue may write a counter charge as a bare number of bytes (DecimalSI): RECORDED shows it in
+    the form CHARGE uses, so that equal amounts read equal."""
+    def raw_bytes(objects):
+        for o in objects:
+            if o["kind"] == "Workload" and o["metadata"]["name"].startswith("job-notebook-eval"):
+                usage = o["status"]["admission"]["podSetAssignments"][0]["resourceUsage"]
+                usage["gpu.memory"] = str(19 * 2**30)  # 20401094656
+        return objects
+
+    snap = snapshot(tmp_path, "mig-partitionable", raw_bytes)
+    proc = run("explain", "job/notebook-eval", "-n", "ml-research", "--from", snap, "-o", "json")
+    doc = json.loads(proc.stdout)
+    assert doc["recorded"]["gpu.memory"] == doc["podSets"][0]["charge"]["gpu.memory"] == "19Gi"
+    assert "ChargeMismatch" not in {f["code"] for f in doc["findings"]}
+    text = run("explain", "job/notebook-eval", "-n", "ml-research", "--from", snap).stdout
+    row = next(line for line in text.splitlines() if "gpu.memory" in line and "4864Mi" in line)
+    assert row.split()[-2:] == ["19Gi", "19Gi"] and "20401094656" not in text
+
+
+def test_verify_shows_a_quota_sum_readably(tmp_path):
+    """A quota that is no whole number of k prints as apimachinery prints it, the nearest amount
+    beside it marked approximate, never a bare 12-digit number alone."""
+    def odd_quota(objects):
+        for o in objects:
+            if o["kind"] == "ClusterQueue":
+                for res in o["spec"]["resourceGroups"][0]["flavors"][0]["resources"]:
+                    if res["name"] == "gpu.memory":
+                        res["nominalQuota"] = "171798691841"  # 160Gi + 1 byte, written without a unit
+        return objects
+
+    snap = snapshot(tmp_path, "mig-partitionable", odd_quota)
+    doc = json.loads(run("verify", "--from", snap, "-o", "json").stdout)
+    check = next(c for c in doc["checks"] if c["id"] == "quota-vs-capacity")
+    assert "give 171798691841 (≈172G) of the 628Gi" in check["message"]
