@@ -232,3 +232,101 @@ def test_workload_list_reads_each_list_once(cluster_gates_on, loaded):
     assert single.exit_code == 0, single.stderr
     print(f"requests: list of all workloads {listed.stats['requests']}, one workload {single.stats['requests']}")
     assert listed.stats["requests"] <= single.stats["requests"] + 10
+
+
+JOB_FILE = """apiVersion: v1
+kind: Namespace
+metadata: {name: ml-research}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: mig-2x3g}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly:
+          deviceClassName: mig.nvidia.com
+          count: 2
+          selectors:
+          - cel: {expression: "device.attributes['gpu.nvidia.com'].profile == '3g.20gb'"}
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  generateName: train-
+  namespace: ml-research
+  labels: {kueue.x-k8s.io/queue-name: research}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      resourceClaims: [{name: mig, resourceClaimTemplateName: mig-2x3g}]
+      containers:
+      - {name: t, image: busybox, resources: {claims: [{name: mig}]}}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: eval, namespace: ml-research, labels: {kueue.x-k8s.io/queue-name: research}}
+spec:
+  parallelism: 2
+  template:
+    spec:
+      restartPolicy: Never
+      resourceClaims: [{name: mig, resourceClaimTemplateName: mig-1g5gb}]
+      containers:
+      - {name: e, image: busybox, resources: {claims: [{name: mig}]}}
+"""
+
+
+def test_what_if_file_as_users_write_it(cluster_gates_on, loaded, tmp_path):
+    """A job file with the Namespace, a ResourceClaimTemplate the cluster does not have, a
+    generateName Job and a second Job: the API server accepts the file as it is (server-side dry
+    run), explain gives one report per Job, the file's template charged, live equal to offline."""
+    snap = loaded("mig-partitionable")
+    f = tmp_path / "jobs.yaml"
+    f.write_text(JOB_FILE)
+    # the file is a real one: the API server takes every object of it (the Namespace exists already)
+    objects = JOB_FILE.split("---\n", 1)[1]
+    dry = cluster_gates_on.kubectl("create", "--dry-run=server", "-f", "-", "-o", "name", input=objects, check=False)
+    assert dry.returncode == 0 and "job.batch/train-" in dry.stdout, dry.stderr
+    assert cluster_gates_on.kubectl("get", "resourceclaimtemplate", "mig-2x3g", "-n", "ml-research",
+                                    check=False).returncode != 0  # only the file has it
+    live = explain_json(cluster_gates_on, "-f", str(f))
+    assert live == explain_json(cluster_gates_on, "-f", str(f), "--from", str(snap))
+    assert live["kind"] == "List" and len(live["items"]) == 2
+    train, evaluate = live["items"]
+    assert train["manifest"]["generateName"] == "train-" and train["manifest"]["name"] is None
+    assert train["podSets"][0]["charge"] == {"gpu.memory": "39Gi"}  # 2 x 3g.20gb (19968Mi)
+    assert evaluate["podSets"][0]["charge"] == {"gpu.memory": "9728Mi"}  # 2 pods x 1g.5gb from the cluster
+    assert any(x["code"] == "FromManifest" for x in train["findings"])
+    text = run_plugin(cluster_gates_on, "explain", "-f", "-", input=JOB_FILE).stdout
+    assert "What-if: Job ml-research/train- (name generated, not submitted)" in text
+    assert "What-if: Job ml-research/eval (not submitted)" in text and "None" not in text
+
+
+def test_all_namespaces_and_the_managed_namespace_answer(cluster_gates_on, loaded):
+    """-A finds a Job by name in whichever namespace; a labelled Job without a Workload (no Kueue
+    controller runs here) is not suspected of an unmanaged namespace when its namespace carries the
+    OpenShift label, and is told the label command (oc: the setup is OpenShift) when it does not."""
+    loaded("mig-partitionable")
+    by_a = explain_json(cluster_gates_on, "job/notebook-eval", "-A")
+    assert by_a == explain_json(cluster_gates_on, "job/notebook-eval", "-n", "ml-research")
+    missing = run_plugin(cluster_gates_on, "explain", "job/nope", "-A")
+    assert missing.returncode == 1 and missing.stderr.strip() == 'error: job "nope" not found in any namespace'
+    c = cluster_gates_on
+    for managed in (True, False):
+        ns = c.create_namespace("managed" if managed else "plain")
+        if managed:
+            c.kubectl("label", "namespace", ns, "kueue.openshift.io/managed=true")
+        c.kubectl("create", "job", "labelled", "--image=busybox", "-n", ns)
+        c.kubectl("label", "-n", ns, "job/labelled", "kueue.x-k8s.io/queue-name=research")
+        proc = run_plugin(c, "explain", "job/labelled", "-n", ns)
+        assert proc.returncode == 1 and len(proc.stderr.strip().splitlines()) == 1
+        if managed:
+            assert "is the namespace managed" not in proc.stderr
+            assert f"namespace {ns} is managed (label kueue.openshift.io/managed=true)" in proc.stderr
+        else:
+            assert f"namespace {ns} is not managed by Kueue" in proc.stderr
+            assert f"(oc label namespace {ns} kueue.openshift.io/managed=true)" in proc.stderr
