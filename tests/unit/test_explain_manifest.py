@@ -129,3 +129,12 @@ def test_malformed_template_in_the_file_is_a_named_finding(tmp_path):
     doc = explain_json("-f", "-", input=bad + "---\n" + job())
     malformed = [x for x in doc["findings"] if x["code"] == "MalformedObject"]
     assert malformed and "ResourceClaimTemplate" in malformed[0]["message"] and doc["partial"] is True
+
+
+def test_readme_job_file_example_is_real_output():
+    root = Path(MIG).parents[1]
+    readme = (root / "README.md").read_text()
+    command = "kubectl kueue-dra explain -f docs/jobs/mig-train.yaml --from examples/mig-partitionable"
+    shown = readme.split(f"$ {command}\n", 1)[1].split("\n```", 1)[0]
+    proc = run("explain", "-f", str(root / "docs/jobs/mig-train.yaml"), "--from", MIG)
+    assert proc.returncode == 0 and shown == proc.stdout.rstrip("\n").replace(str(root) + "/", "")
