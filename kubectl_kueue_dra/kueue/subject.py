@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import UserError
+from ..kube.errors import Forbidden
 from ..kube.manifest import Manifest
 from ..kube.refs import Ref
 from ..kube.view import ClusterView
@@ -124,7 +125,12 @@ def resolve(view: ClusterView, ref: Ref, namespace: str, kueue_namespace: str | 
 def resolve_in_all_namespaces(view: ClusterView, ref: Ref, kueue_namespace: str | None = None) -> Subject:
     """``-A``: find the namespace of the reference (a Job or Pod by its name, anything else by the
     Workload it owns), then resolve it there."""
-    listed = view.try_list(ref.kind) if ref.kind in ("Job", "Pod") else None
+    listed = None
+    if ref.kind in ("Job", "Pod"):
+        try:
+            listed = view.list(ref.kind)
+        except Forbidden:  # not a gap in the answer: the Workloads say where it is
+            listed = None
     if listed is not None:
         found = sorted({str(o["metadata"].get("namespace")) for o in listed if o["metadata"].get("name") == ref.name})
         if not found:
