@@ -70,7 +70,7 @@ def test_resourceclaimtemplate_example():
     for cid in ("dra-api", "kueue-installed", "kueue-version", "kueue-config", "kueue-feature-gates",
                 "kueue-gate-KueueDRAIntegration", "resourceslices", "pools", "mapped-device-classes",
                 "device-classes-match", "dra-quota-configured", "quota-coverage", "local-queues",
-                "managed-namespaces"):
+                "managed-namespaces", "queue-namespaces"):
         assert checks[cid].status == "pass", (cid, checks[cid].message)
     assert "gate-DRAPartitionableDevices" not in checks  # not a path this setup uses
     assert checks["quota-vs-capacity"].status == "warn" and "under-provisioned" in checks["quota-vs-capacity"].message
@@ -663,3 +663,20 @@ def test_degraded_missing_partitionable_gate_says_what_to_change():
     status = run(objects)[0]["openshift-kueue-status"]
     assert status.status == "fail"
     assert "spec.customNoUpgrade.enabled" in status.fix and "oc annotate kueues.kueue.openshift.io" in status.fix
+
+
+def test_cluster_queue_selecting_no_namespace_of_its_local_queues():
+    objects = example("resourceclaimtemplate")
+    assert run(objects)[0]["queue-namespaces"].status == "pass"
+    cq = find(objects, "ClusterQueue", "gpu-cq")
+    cq["spec"]["namespaceSelector"] = {"matchLabels": {"team": "ml"}}
+    check = run(objects)[0]["queue-namespaces"]
+    assert check.status == "fail" and "does not select team-a" in check.message
+    assert "workload namespace doesn't match ClusterQueue selector" in check.message
+    assert check.fix == "kubectl label namespace team-a team=ml"
+    find(objects, "Namespace", "team-a")["metadata"].setdefault("labels", {})["team"] = "ml"
+    assert run(objects)[0]["queue-namespaces"].status == "pass"
+    del cq["spec"]["namespaceSelector"]  # Kueue reads a missing selector as selecting nothing
+    check = run(objects)[0]["queue-namespaces"]
+    assert check.status == "fail" and "no namespaceSelector, which selects no namespace" in check.message
+    assert check.fix.startswith("kubectl patch clusterqueue gpu-cq --type=merge -p '{\"spec\":{\"namespaceSelector\":{}}}'")
