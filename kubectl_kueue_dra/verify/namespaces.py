@@ -79,7 +79,7 @@ def queue_namespaces(f: Facts) -> Result:
         checked += 1
         selector = (cqs[target].get("spec") or {}).get("namespaceSelector")
         if selector is None or not selector_matches(selector, namespace_labels(found[namespace])):
-            unselected.setdefault(target, []).append(namespace)
+            unselected.setdefault(str(target), []).append(namespace)
     if not unselected:
         return Result(PASS, f"{plural(checked, 'LocalQueue')} in namespaces their ClusterQueue selects")
     parts = [f"{cq} ({_selector_text(cqs[cq])}) does not select {names(sorted(set(ns)))}"
