@@ -9,6 +9,7 @@ from ..errors import UserError
 from ..findings import config_findings, is_partial, unreadable_findings
 from ..kube.view import ClusterView
 from . import flags
+from .command import cli_of, document_for_cli
 from .config import load_kueue_config
 from .installation import installation_of
 
@@ -39,11 +40,11 @@ def classes_document(view: ClusterView, req: ClassesRequest) -> dict[str, Any]:
     findings = config_findings(config, view)
     report = classes_report(device_classes, mappings=installation.effective.mappings if config.found else None,
                             cluster_queues=cluster_queues, pools=pools, evaluator=SelectorEvaluator())
-    return {
+    return document_for_cli({
         "source": view.source,
         "kueueConfig": config.target() if config.found else None,
         "kueueInstallation": installation.to_json(),
         "partial": is_partial(view),
         "deviceClasses": report,
         "findings": unreadable_findings(view) + findings,
-    }
+    }, cli_of(view, config))

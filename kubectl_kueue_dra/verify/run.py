@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 from collections.abc import Iterable
 
+from ..kueue.command import for_cli
 from . import devices, kubernetes, kueue, namespaces, quota
 from .facts import Facts
 from .model import CLAIMS, EXTENDED, FAIL, PARTITIONABLE, PATHS, SKIP, STATUSES, Check
@@ -47,7 +48,8 @@ def run_checks(f: Facts, paths: Iterable[str] | None = None) -> list[Check]:
             result = spec.fn(f)
         except Exception as e:  # noqa: BLE001 — one broken check must not hide the others
             result = Result(SKIP, f"internal error in this check: {type(e).__name__}: {e}")
-        checks.append(Check(spec.id, result.status, result.message, result.fix, spec.category, result.extra))
+        checks.append(Check(spec.id, result.status, for_cli(result.message, f.cli) or "", for_cli(result.fix, f.cli),
+                            spec.category, result.extra))
     return checks
 
 
