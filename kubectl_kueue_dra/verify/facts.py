@@ -54,6 +54,7 @@ class Facts:
     paths: frozenset[str] = frozenset()  # the paths being checked (set by the run)
     pods: list[Obj] | None = None  # the Kueue controller's pods
     malformed: list[Malformed] = field(default_factory=list)  # fields of the wrong type, removed
+    cluster_version_problem: str | None = None  # why the OpenShift version is unknown
     _supplies: dict[Source, CounterSupply] = field(default_factory=dict, repr=False)
 
     # -- convenience -----------------------------------------------------------------------
@@ -94,6 +95,11 @@ class Facts:
 
     def capacity_sources(self) -> bool:
         return any(m.capacity_sources for m in self.mappings or [])
+
+    @property
+    def openshift_version(self) -> str | None:
+        """The OpenShift version from ClusterVersion (None: not OpenShift, or not readable)."""
+        return self.k8s_inputs.openshift_version
 
     def extended_classes(self) -> list[Obj]:
         return [dc for dc in self.device_classes or [] if (dc.get("spec") or {}).get("extendedResourceName")]
@@ -167,10 +173,12 @@ def gather(view: ClusterView, kueue_namespace: str | None = None, probe: bool = 
 
     feature_gate = install.feature_gate if install.feature_gate is not None else (
         view.try_get("FeatureGate", "cluster") if view.serves("FeatureGate") else None)
+    before = len(view.unreadable)
     cluster_version = view.try_get("ClusterVersion", "version") if view.serves("ClusterVersion") else None
     if cluster_version is None and not view.live and view.serves("ClusterVersion"):
         found = view.list("ClusterVersion")
         cluster_version = found[0] if found else None
+    cluster_version_problem = _cluster_version_problem(view, cluster_version, before)
     kueue_cr = view.try_get("Kueue", "cluster") if view.serves("Kueue") else None
     # OpenShift: its singletons exist (a served config.openshift.io API alone is not enough).
     openshift = feature_gate is not None or cluster_version is not None or config.kind == "Kueue"
@@ -223,7 +231,23 @@ def gather(view: ClusterView, kueue_namespace: str | None = None, probe: bool = 
         changed = last_write(cm) if cm else None
     return Facts(view.live, view.source, config, install, lists, unreadable, kueue_served, openshift,
                  feature_gate, cluster_version, kueue_cr, server_version, inp, k8s_gates, kueue_gates, probed,
-                 list(view.unreadable), changed, pods=_controller_pods(view, install), malformed=view.malformed)
+                 list(view.unreadable), changed, pods=_controller_pods(view, install), malformed=view.malformed,
+                 cluster_version_problem=cluster_version_problem)
+
+
+def _cluster_version_problem(view: ClusterView, cluster_version: Obj | None, before: int) -> str | None:
+    """Why the OpenShift version is not known (None when it is)."""
+    if g.openshift_version(cluster_version):
+        return None
+    if cluster_version is not None:
+        return "ClusterVersion version has no status.desired.version nor history"
+    if len(view.unreadable) > before:
+        return view.unreadable[-1].message
+    if not view.live:
+        return "the snapshot has no ClusterVersion"
+    if not view.serves("ClusterVersion"):
+        return "the API server does not serve config.openshift.io ClusterVersion"
+    return "ClusterVersion version does not exist"
 
 
 def _controller_pods(view: ClusterView, install: KueueInstallation) -> list[Obj] | None:
