@@ -684,12 +684,12 @@ def _cluster_version(objects, version):
     ("4.20.2", "fail", "upgrade OpenShift to 4.22 or later"),
 ])
 def test_openshift_version_against_each_path(version, status, needs):
-    checks, facts = run(_cluster_version(example("mig-partitionable"), version))
+    checks, _ = run(_cluster_version(example("mig-partitionable"), version))
     platform = checks["platform-version"]
     assert (platform.status, platform.fix) == (status, needs)
     assert f"OpenShift {version}" in platform.message
     assert platform.extra["needs"] == {"claims": "4.21", "partitionable": "4.22"}
-    assert list(checks)[0] == "platform-version"
+    assert next(iter(checks)) == "platform-version"
     # The claims path alone needs 4.21.
     claims_only, _ = run(_cluster_version(example("mig-partitionable"), version), paths=["claims"])
     assert claims_only["platform-version"].status == ("fail" if version < "4.21" else "pass")
@@ -761,7 +761,7 @@ def test_gate_states_from_the_featuregate_status():
     objects = openshift(example("mig-partitionable"), "TechPreviewNoUpgrade",
                         status_enabled=["DRAPartitionableDevices", "DRAAdminAccess"],
                         status_disabled=["DRADeviceTaints"], version="4.22.3")
-    checks, facts = run(objects)
+    checks, _ = run(objects)
     assert checks["gate-DRAAdminAccess"].status == "info" and checks["gate-DRAAdminAccess"].extra["state"] == "on"
     assert checks["gate-DRADeviceTaints"].extra["state"] == "off"
     # OpenShift 4.22 is Kubernetes 1.35: the rest take its upstream defaults.
@@ -772,7 +772,7 @@ def test_gate_states_from_the_featuregate_status():
 
 
 def test_kueue_gate_lines_when_kueue_is_not_installed():
-    checks, facts = run(example("resourceclaimtemplate"))
+    _, facts = run(example("resourceclaimtemplate"))
     facts.live, facts.kueue_served = True, False
     from kubectl_kueue_dra.verify.gate_states import kueue_lines
 
