@@ -24,6 +24,7 @@ from ..kueue.classes import class_selectors
 from ..kueue.config import KueueConfig, load_kueue_config
 from ..kueue.installation import KueueInstallation, installation_of
 from ..kueue.mappings import Mapping, Source
+from ..kueue.platform import read_cluster_version
 from .supply import CounterSupply, counter_supply
 
 Obj = dict[str, Any]
@@ -173,12 +174,8 @@ def gather(view: ClusterView, kueue_namespace: str | None = None, probe: bool = 
 
     feature_gate = install.feature_gate if install.feature_gate is not None else (
         view.try_get("FeatureGate", "cluster") if view.serves("FeatureGate") else None)
-    before = len(view.unreadable)
-    cluster_version = view.try_get("ClusterVersion", "version") if view.serves("ClusterVersion") else None
-    if cluster_version is None and not view.live and view.serves("ClusterVersion"):
-        found = view.list("ClusterVersion")
-        cluster_version = found[0] if found else None
-    cluster_version_problem = _cluster_version_problem(view, cluster_version, before)
+    cv = read_cluster_version(view)
+    cluster_version, cluster_version_problem = cv.obj, cv.problem
     kueue_cr = view.try_get("Kueue", "cluster") if view.serves("Kueue") else None
     # OpenShift: its singletons exist (a served config.openshift.io API alone is not enough).
     openshift = feature_gate is not None or cluster_version is not None or config.kind == "Kueue"
@@ -233,21 +230,6 @@ def gather(view: ClusterView, kueue_namespace: str | None = None, probe: bool = 
                  feature_gate, cluster_version, kueue_cr, server_version, inp, k8s_gates, kueue_gates, probed,
                  list(view.unreadable), changed, pods=_controller_pods(view, install), malformed=view.malformed,
                  cluster_version_problem=cluster_version_problem)
-
-
-def _cluster_version_problem(view: ClusterView, cluster_version: Obj | None, before: int) -> str | None:
-    """Why the OpenShift version is not known (None when it is)."""
-    if g.openshift_version(cluster_version):
-        return None
-    if cluster_version is not None:
-        return "ClusterVersion version has no status.desired.version nor history"
-    if len(view.unreadable) > before:
-        return view.unreadable[-1].message
-    if not view.live:
-        return "the snapshot has no ClusterVersion"
-    if not view.serves("ClusterVersion"):
-        return "the API server does not serve config.openshift.io ClusterVersion"
-    return "ClusterVersion version does not exist"
 
 
 def _controller_pods(view: ClusterView, install: KueueInstallation) -> list[Obj] | None:
