@@ -332,7 +332,7 @@ def test_kubernetes_version_and_every_gate_from_metrics(cluster_gates_on):
 
 
 def test_gate_off_for_a_path_not_in_use_is_info_not_a_failure(cluster_gates_off):
-    doc, checks = verify(cluster_gates_off, "--path", "claims")
+    _doc, checks = verify(cluster_gates_off, "--path", "claims")
     line = checks["gate-DRAPartitionableDevices"]
     assert (line["status"], line["state"], line["learnedFrom"]) == ("info", "off", "metrics")
     assert "platform-version" in checks and checks["platform-version"]["status"] == "pass"
