@@ -8,7 +8,7 @@ from .options import READ_COMMAND, command_options, with_global_options, with_sn
 
 
 @click.group(cls=WholeSummaryGroup, invoke_without_command=True,
-             short_help="DeviceClasses, the quota resource each one charges, matching devices.", epilog="""\b
+             short_help="List the DeviceClasses, their quota resource and their devices.", epilog="""\b
 Examples:
   kubectl kueue-dra classes
   kubectl kueue-dra classes -o wide           # with the CEL selectors
@@ -30,7 +30,7 @@ def classes(ctx: click.Context, devices: str | None, kueue_namespace: str | None
     For each DeviceClass: its extendedResourceName, the quota resource Kueue charges for it (the
     deviceClassMappings name wins over extendedResourceName), the ClusterQueues covering that
     resource, how many devices in complete ResourceSlice pools match its selectors, and what
-    would keep its GPUs out of quota.
+    would keep its GPUs out of quota. With --devices [CLASS]: those devices, grouped by shape.
     """
     if ctx.invoked_subcommand:
         return 0
