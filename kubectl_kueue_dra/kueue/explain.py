@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..dra.cel import SelectorEvaluator
-from ..findings import finding, is_partial
+from ..findings import config_unknown_finding, finding, is_partial
 from ..kube.view import ClusterView
 from .charge import (
     ChargeEngine,
@@ -66,7 +66,9 @@ class KueueContext:
 def kueue_context(view: ClusterView, settings: Settings) -> KueueContext:
     findings: list[dict[str, Any]] = []
     config = load_kueue_config(view, settings.kueue_namespace)
-    if not config.found:
+    if config.unreadable:
+        findings.append(config_unknown_finding(config.unreadable))
+    elif not config.found:
         findings.append(finding("warning", "KueueConfigNotFound",
                                 f"Kueue's configuration was not found ({config.problem}): no deviceClassMappings "
                                 "are known, so every ResourceClaimTemplate class counts as unmapped",
@@ -99,14 +101,19 @@ def _mappings(ctx: KueueContext) -> list[Mapping]:
 
 def _charge_inputs(view: ClusterView, ctx: KueueContext, subject: Subject, slices: SliceSource) -> ChargeInputs:
     ns = subject.namespace
-    listed: list[dict[str, Any]] = view.try_list("ResourceClaimTemplate", ns) or []
-    templates = {str(t["metadata"]["name"]): t for t in listed}
+    listed = view.try_list("ResourceClaimTemplate", ns)
+    templates = {str(t["metadata"]["name"]): t for t in listed or []}
+    classes = view.try_list("DeviceClass")
+    unreadable = {kind: view.forbidden(kind) or f"the {kind}s could not be read"
+                  for kind, got in (("ResourceClaimTemplate", listed), ("DeviceClass", classes)) if got is None}
+    if ctx.config.unreadable:
+        unreadable["KueueConfig"] = ctx.config.unreadable
     return ChargeInputs(
         namespace=ns, semantics=ctx.semantics, gates=ctx.gates, mappings=_mappings(ctx),
-        device_classes=view.try_list("DeviceClass") or [], claim_templates=templates, slices=[], slice_source=slices,
+        device_classes=classes or [], claim_templates=templates, slices=[], slice_source=slices,
         resource_slice_api=view.serves("ResourceSlice") if view.live else True,
         evaluator=SelectorEvaluator(ctx.semantics.cel_dialect),
-        rules=ctx.rules, adjust=adjust_inputs(view, ns, subject.podsets))
+        rules=ctx.rules, adjust=adjust_inputs(view, ns, subject.podsets), unreadable=unreadable)
 
 
 def _podsets_doc(result: ChargeResult, binary: set[str]) -> tuple[list[dict[str, Any]], dict[str, int]]:
@@ -169,7 +176,10 @@ def _queue_part(view: ClusterView, subject: Subject, ctx: KueueContext, result: 
     namespace_obj = view.try_get("Namespace", ns)
     managed = namespace_rule(openshift=config.kind == "Kueue", configuration=config.document,
                              kueue_version=ctx.semantics.version, kueue_namespace=ctx.kueue_namespace)
-    path = QueuePath(lq_name, local_queue, cluster_queue, namespace_obj, managed)
+    unread = {kind: why for kind, got in (("LocalQueue", local_queue), ("ClusterQueue", cluster_queue),
+                                          ("Namespace", namespace_obj))
+              if got is None and (why := view.forbidden(kind))}
+    path = QueuePath(lq_name, local_queue, cluster_queue, namespace_obj, managed, unread)
     if not admitted:
         findings.extend(queue_findings(path, totals, ns))
     elif managed.how == OPENSHIFT and namespace_obj is not None and not managed.manages(namespace_obj):
@@ -261,7 +271,7 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
         "kueueInstallation": ctx.installation.to_json() if ctx.installation else None,
         "admitted": admitted,
         "state": _state(wl) if wl is not None else "WhatIf",
-        "dra": {"processed": result.dra_processed, "failedStep": result.failed_step,
+        "dra": {"processed": result.dra_processed, "unknown": result.dra_unknown, "failedStep": result.failed_step,
                 "message": result.message, "retried": result.retried if result.rejected else None},
         "podSets": podsets_doc,
         "draCharge": {n: format_usage(n, totals[n], binary) for n in sorted(dra_resources) if totals.get(n)},

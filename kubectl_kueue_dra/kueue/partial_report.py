@@ -24,7 +24,7 @@ from .podsets import PodSet
 def unknown_findings(result: ChargeResult) -> list[dict[str, Any]]:
     return [finding("warning", "ChargeUnknown", f"pod set {ps.name}: the {name} charge is unknown: {why}",
                     "grant list on the objects named (deploy/rbac/reader-clusterrole.yaml)"
-                    if "could not be read" in why else None)
+                    if "could not be read" in why or "forbidden" in why else None)
             for ps in result.podsets for name, why in sorted(ps.unknown.items())]
 
 

@@ -172,6 +172,9 @@ def gather(view: ClusterView, kueue_namespace: str | None = None, probe: bool = 
         found = view.list("ClusterVersion")
         cluster_version = found[0] if found else None
     kueue_cr = view.try_get("Kueue", "cluster") if view.serves("Kueue") else None
+    for kind, got in (("FeatureGate", feature_gate), ("ClusterVersion", cluster_version), ("Kueue", kueue_cr)):
+        if got is None and (why := view.forbidden(kind)):
+            unreadable.setdefault(kind, why)  # the singleton may exist: checks that read it skip
     # OpenShift: its singletons exist (a served config.openshift.io API alone is not enough).
     openshift = feature_gate is not None or cluster_version is not None or config.kind == "Kueue"
 
@@ -221,9 +224,12 @@ def gather(view: ClusterView, kueue_namespace: str | None = None, probe: bool = 
     if config.kind == "ConfigMap" and config.name:
         cm = view.try_get("ConfigMap", config.name, config.namespace)
         changed = last_write(cm) if cm else None
+    pods = _controller_pods(view, install)  # before the 403s are copied: a forbidden list of pods is one of them
+    if pods is None and view.forbidden("Pod"):
+        unreadable["Pod"] = view.forbidden("Pod") or ""
     return Facts(view.live, view.source, config, install, lists, unreadable, kueue_served, openshift,
                  feature_gate, cluster_version, kueue_cr, server_version, inp, k8s_gates, kueue_gates, probed,
-                 list(view.unreadable), changed, pods=_controller_pods(view, install), malformed=view.malformed)
+                 list(view.unreadable), changed, pods=pods, malformed=view.malformed)
 
 
 def _controller_pods(view: ClusterView, install: KueueInstallation) -> list[Obj] | None:
