@@ -194,6 +194,11 @@ def _queue_part(view: ClusterView, subject: Subject, ctx: KueueContext, result: 
         quota_found, queue_doc["verdict"] = quota_findings(world, [(ps.name, ps.total) for ps in result.podsets],
                                                            binary, kueue_says(wl))
         findings.extend(quota_found)
+        unknown = sorted({name for ps in result.podsets for name in ps.unknown})
+        if unknown and queue_doc["verdict"] is None:  # what is known fits; with the rest, it may not
+            findings.append(finding("info", "QuotaVerdictUnknown",
+                                    f"whether it fits ClusterQueue {cq_name} is unknown: the charge of "
+                                    f"{', '.join(unknown)} is unknown (see ChargeUnknown)", None))
     uncovered = any(f["code"] == "ResourceNotCovered" for f in findings)  # it says the workload cannot fit
     if wl is None and not result.rejected and not uncovered:
         findings.append(_what_if_fit(queue_doc, totals, cq_name))

@@ -75,6 +75,9 @@ def partial_admission_part(world: QuotaWorld | None, podsets: list[PodSet], resu
     if world is None:
         doc["reason"] = "the ClusterQueue is unknown"
         return doc, []
+    if any(ps.unknown for ps in result.podsets):
+        doc["reason"] = "the charge is unknown"
+        return doc, []
     covered = covered_resources(world.cluster_queue)
     if any(name not in covered for _, totals in _per_podset(result, {}) for name in totals):
         doc["reason"] = "a resource is not covered by the ClusterQueue: no count fits"
