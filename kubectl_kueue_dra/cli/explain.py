@@ -9,7 +9,7 @@ from .options import Accepts, command_options, with_global_options, with_snapsho
 ACCEPTS = Accepts(namespace=True, all_namespaces=True)
 
 
-@click.command(short_help="What Kueue charges a workload for DRA devices, and why it is (not) admitted.",
+@click.command(short_help="Explain a workload's DRA charge and why it is (not) admitted.",
                epilog="""\b
 Examples:
   kubectl kueue-dra explain job/train -n team-a
