@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any, TypeVar
 
+from ..kube.errors import Forbidden
 from ..kube.view import ClusterView
 from .config import KueueConfig
 
@@ -29,12 +30,18 @@ def cli_name(openshift: bool) -> str:
 
 
 def cli_of(view: ClusterView, config: KueueConfig | None) -> str:
-    """``oc`` or ``kubectl`` for the cluster (or snapshot) of ``view``; the answers are cached by the view."""
-    if config is not None and config.kind == "Kueue":
-        return "oc"
-    feature_gate = view.try_get("FeatureGate", "cluster") if view.serves("FeatureGate") else None
-    cluster_version = view.try_get("ClusterVersion", "version") if view.serves("ClusterVersion") else None
-    return cli_name(openshift_platform(feature_gate, cluster_version, config.kind if config else None))
+    """``oc`` or ``kubectl`` for the cluster (or snapshot) of ``view`` (answers cached by the view).
+    A singleton the user may not read is on a served OpenShift API, so it counts as there (as
+    ``kueue/platform`` reads ClusterVersion); the denial is not recorded, no answer depends on it."""
+    found: dict[str, dict[str, Any] | None] = {"FeatureGate": None, "ClusterVersion": None}
+    if config is None or config.kind != "Kueue":
+        for kind, name in (("FeatureGate", "cluster"), ("ClusterVersion", "version")):
+            if view.serves(kind):
+                try:
+                    found[kind] = view.get(kind, name) or (None if view.live else next(iter(view.list(kind)), None))
+                except Forbidden:
+                    found[kind] = {"kind": kind}
+    return cli_name(openshift_platform(found["FeatureGate"], found["ClusterVersion"], config.kind if config else None))
 
 
 def for_cli(text: str | None, cli: str) -> str | None:
