@@ -195,11 +195,10 @@ def test_limit_range_defaults_and_an_unreadable_limit_range_list(cluster_gates_o
     assert "unknown" in text and "LimitRanges" in text
 
 
-def test_workloads_at_a_glance_live_equals_offline(cluster_gates_on, tmp_path):
+def test_workloads_at_a_glance_live_equals_offline(cluster_gates_on, loaded):
     """``explain`` with no TYPE/NAME on the real API server: the same list as offline, sorted like
     kubectl, and the reader role can read every kind it needs."""
-    docs = setups.load(cluster_gates_on, "resourceclaimtemplate")  # the cluster holds this setup now
-    snap = setups.snapshot(cluster_gates_on, docs, tmp_path / "snap.yaml")
+    snap = loaded("resourceclaimtemplate")  # through the fixture, so that it knows what the cluster holds
     live = explain_json(cluster_gates_on, "-n", "team-a")
     assert live == explain_json(cluster_gates_on, "-n", "team-a", "--from", str(snap))
     summaries = [d["summary"] for d in live["items"]]
