@@ -329,3 +329,60 @@ def test_all_namespaces_and_the_managed_namespace_answer(cluster_gates_on, loade
         else:
             assert f"namespace {ns} is not managed by Kueue" in proc.stderr
             assert f"(oc label namespace {ns} kueue.openshift.io/managed=true)" in proc.stderr
+
+
+def test_units_and_oc_on_the_real_api_server(cluster_gates_on, loaded):
+    """The API server keeps a counter charge written as bare bytes (as a Kueue that renders it
+    DecimalSI writes it): RECORDED shows it in the charge's form; verify prints a quota that is no
+    whole number of k with the nearest amount beside it; the OpenShift setup's answers tell oc
+    commands only, the upstream one's kubectl."""
+    import yaml
+
+    c = cluster_gates_on
+    loaded("mig-partitionable")
+    wl = json.loads(c.kubectl("get", "workloads", "-n", "ml-research", "-o", "json").stdout)["items"]
+    wl = next(w for w in wl if w["metadata"]["name"].startswith("job-notebook-eval"))
+    usage = wl["status"]["admission"]["podSetAssignments"][0]["resourceUsage"]
+    cq = json.loads(c.kubectl("get", "clusterqueue", "research-cq", "-o", "json").stdout)
+    quota = next(r for r in cq["spec"]["resourceGroups"][0]["flavors"][0]["resources"] if r["name"] == "gpu.memory")
+    index = cq["spec"]["resourceGroups"][0]["flavors"][0]["resources"].index(quota)
+    path = f"/spec/resourceGroups/0/flavors/0/resources/{index}/nominalQuota"
+
+    def set_usage(value):
+        patch = [{"op": "replace", "path": "/status/admission/podSetAssignments/0/resourceUsage/gpu.memory",
+                  "value": value}]
+        c.kubectl("patch", "workload", wl["metadata"]["name"], "-n", "ml-research", "--subresource=status",
+                  "--type=json", "-p", json.dumps(patch))
+
+    try:
+        set_usage(str(19 * 2**30))
+        c.kubectl("patch", "clusterqueue", "research-cq", "--type=json", "-p",
+                  json.dumps([{"op": "replace", "path": path, "value": "171798691841"}]))
+        stored = json.loads(c.kubectl("get", "workload", wl["metadata"]["name"], "-n", "ml-research",
+                                      "-o", "json").stdout)
+        assert stored["status"]["admission"]["podSetAssignments"][0]["resourceUsage"]["gpu.memory"] == "20401094656"
+        doc = explain_json(c, "job/notebook-eval", "-n", "ml-research")
+        assert doc["recorded"]["gpu.memory"] == doc["podSets"][0]["charge"]["gpu.memory"] == "19Gi"
+        assert "ChargeMismatch" not in {f["code"] for f in doc["findings"]}
+        proc = run_plugin(c, "verify", "-o", "json")
+        checks = {k["id"]: k for k in json.loads(proc.stdout)["checks"]}
+        assert "give 171798691841 (≈172G) of the" in checks["quota-vs-capacity"]["message"]
+        fixes = [k["fix"] for k in checks.values() if k.get("fix")] + \
+            [f["fix"] for f in doc["findings"] if f.get("fix")]
+        assert fixes and not [x for x in fixes if "kubectl " in x], fixes
+        c.kubectl("create", "job", "unlabelled", "--image=busybox", "-n", "ml-research")
+        proc = run_plugin(c, "explain", "job/unlabelled", "-n", "ml-research")
+        assert proc.returncode == 1 and \
+            "(oc label -n ml-research job/unlabelled kueue.x-k8s.io/queue-name=<local-queue>)" in proc.stderr
+    finally:
+        c.kubectl("delete", "job", "unlabelled", "-n", "ml-research", "--ignore-not-found")
+        set_usage(usage["gpu.memory"])
+        c.kubectl("patch", "clusterqueue", "research-cq", "--type=json", "-p",
+                  json.dumps([{"op": "replace", "path": path, "value": quota["nominalQuota"]}]))
+    loaded("resourceclaimtemplate")
+    ns = c.create_namespace("no-queue")
+    c.apply(yaml.safe_load(JOB_FILE.split("---\n")[3].replace("ml-research", ns)))  # the eval Job, no Workload
+    c.kubectl("label", "-n", ns, "job/eval", "kueue.x-k8s.io/queue-name-")
+    proc = run_plugin(c, "explain", "job/eval", "-n", ns)
+    assert proc.returncode == 1 and f"(kubectl label -n {ns} job/eval kueue.x-k8s.io/queue-name=<local-queue>)" \
+        in proc.stderr
