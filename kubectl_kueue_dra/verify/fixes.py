@@ -26,7 +26,7 @@ def enable_kubernetes_gate(f: Facts, gate: str) -> str:
         enabled = list(spec.enabled) if spec is not None and spec.custom else []
         enabled = list(dict.fromkeys(enabled + [gate]))
         patch = {"spec": {"featureSet": "CustomNoUpgrade", "customNoUpgrade": {"enabled": enabled}}}
-        return f"oc patch featuregate cluster --type=merge -p '{_json(patch)}'  # {FEATUREGATE_CAVEAT}"
+        return f"oc patch featuregate cluster --type=merge -p {shell_quote(_json(patch))}  # {FEATUREGATE_CAVEAT}"
     return (f"start kube-apiserver, kube-controller-manager, kube-scheduler and every kubelet with "
             f"--feature-gates={gate}=true")
 
@@ -106,7 +106,7 @@ def cover_resource(f: Facts, resource: str, quota: str | None = None) -> str:
             ops.append({"op": "add", "path": f"/spec/resourceGroups/0/flavors/{i}/resources/-",
                         "value": {"name": resource, "nominalQuota": value}})
     prefix = "" if len(queues) == 1 else "e.g. "
-    return f"{prefix}{f.cli} patch clusterqueue {cq['metadata']['name']} --type=json -p '{_json(ops)}'"
+    return f"{prefix}{f.cli} patch clusterqueue {cq['metadata']['name']} --type=json -p {shell_quote(_json(ops))}"
 
 
 def label_namespaces(f: Facts, namespaces: list[str], label: str) -> str:

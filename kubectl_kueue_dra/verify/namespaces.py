@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+from ..kueue.command import shell_quote
 from ..k8s.labels import namespace_labels, selector_matches
 from ..kueue.diagnose import NAMESPACE_MISMATCH
 from ..kueue.namespaces import OPENSHIFT, namespace_rule
@@ -40,7 +41,7 @@ def local_queues(f: Facts) -> Result:
             [f"{q['metadata']['namespace']}/{q['metadata']['name']} → {(q.get('spec') or {}).get('clusterQueue')}"
              for q in dangling]) + ": their workloads are never admitted",
             f"{f.cli} -n {lq['metadata']['namespace']} patch localqueue {lq['metadata']['name']} --type=merge "
-            f"-p '{patch}'")
+            f"-p {shell_quote(patch)}")
     dra = _dra_queues(f)
     feeding = [lq for lq in lqs if (lq.get("spec") or {}).get("clusterQueue") in dra]
     if dra and not feeding:
