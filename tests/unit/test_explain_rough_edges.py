@@ -144,3 +144,24 @@ def test_verify_shows_a_quota_sum_readably(tmp_path):
     doc = json.loads(run("verify", "--from", snap, "-o", "json").stdout)
     check = next(c for c in doc["checks"] if c["id"] == "quota-vs-capacity")
     assert "give 171798691841 (≈172G) of the 628Gi" in check["message"]
+
+
+def test_all_namespaces_without_a_cluster_wide_job_list_falls_back_to_the_workloads():
+    """A user who may not list Jobs in every namespace still gets the Job found through its
+    Workload, and the answer is not marked partial for that list."""
+    from kubectl_kueue_dra.kube.errors import Forbidden
+    from kubectl_kueue_dra.kube.refs import parse_ref
+    from kubectl_kueue_dra.kube.snapshot import load_objects
+    from kubectl_kueue_dra.kube.view import SnapshotView
+    from kubectl_kueue_dra.kueue.subject import resolve_in_all_namespaces
+
+    class NoClusterWideJobs(SnapshotView):
+        def _list(self, kind, namespace, field_selector, label_selector):
+            if kind.kind == "Job" and namespace is None:
+                raise Forbidden("list", "jobs", None)
+            return super()._list(kind, namespace, field_selector, label_selector)
+
+    view = NoClusterWideJobs(load_objects(str(MIG)), str(MIG))
+    subject = resolve_in_all_namespaces(view, parse_ref("job/notebook-eval"))
+    assert subject.namespace == "ml-research" and subject.workload is not None
+    assert view.unreadable == []
