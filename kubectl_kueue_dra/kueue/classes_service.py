@@ -11,6 +11,7 @@ from ..kube.view import ClusterView
 from . import flags
 from .config import load_kueue_config
 from .installation import installation_of
+from .unaccounted import read_uncharged, uncharged_findings
 
 
 @dataclass
@@ -37,6 +38,8 @@ def classes_document(view: ClusterView, req: ClassesRequest) -> dict[str, Any]:
     slices = view.try_list("ResourceSlice")
     pools = group_pools(slices) if slices is not None else None
     findings = config_findings(config, view)
+    mappings = installation.effective.mappings if config.found else None
+    uncharged = read_uncharged(view, device_classes, mappings)
     report = classes_report(device_classes, mappings=installation.effective.mappings if config.found else None,
                             cluster_queues=cluster_queues, pools=pools, evaluator=SelectorEvaluator())
     return {
@@ -45,5 +48,6 @@ def classes_document(view: ClusterView, req: ClassesRequest) -> dict[str, Any]:
         "kueueInstallation": installation.to_json(),
         "partial": is_partial(view),
         "deviceClasses": report,
-        "findings": unreadable_findings(view) + findings,
+        "uncharged": uncharged.doc(),
+        "findings": unreadable_findings(view) + findings + uncharged_findings(uncharged),
     }

@@ -24,6 +24,7 @@ from ..kueue.classes import class_selectors
 from ..kueue.config import KueueConfig, load_kueue_config
 from ..kueue.installation import KueueInstallation, installation_of
 from ..kueue.mappings import Mapping, Source
+from ..kueue.unaccounted import Uncharged, read_uncharged
 from .supply import CounterSupply, counter_supply
 
 Obj = dict[str, Any]
@@ -54,6 +55,7 @@ class Facts:
     paths: frozenset[str] = frozenset()  # the paths being checked (set by the run)
     pods: list[Obj] | None = None  # the Kueue controller's pods
     malformed: list[Malformed] = field(default_factory=list)  # fields of the wrong type, removed
+    uncharged: Uncharged | None = None  # devices allocated outside Kueue's accounting (None: claims unread)
     _supplies: dict[Source, CounterSupply] = field(default_factory=dict, repr=False)
 
     # -- convenience -----------------------------------------------------------------------
@@ -221,9 +223,13 @@ def gather(view: ClusterView, kueue_namespace: str | None = None, probe: bool = 
     if config.kind == "ConfigMap" and config.name:
         cm = view.try_get("ConfigMap", config.name, config.namespace)
         changed = last_write(cm) if cm else None
+    pods = _controller_pods(view, install)
+    claims = _read(view, "ResourceClaim", unreadable)
+    uncharged = read_uncharged(view, lists["DeviceClass"], install.effective.mappings if config.found else None) \
+        if claims is not None else None
     return Facts(view.live, view.source, config, install, lists, unreadable, kueue_served, openshift,
                  feature_gate, cluster_version, kueue_cr, server_version, inp, k8s_gates, kueue_gates, probed,
-                 list(view.unreadable), changed, pods=_controller_pods(view, install), malformed=view.malformed)
+                 list(view.unreadable), changed, pods=pods, malformed=view.malformed, uncharged=uncharged)
 
 
 def _controller_pods(view: ClusterView, install: KueueInstallation) -> list[Obj] | None:
