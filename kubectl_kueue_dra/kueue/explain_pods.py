@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..findings import finding
+from ..k8s.envelope import owner_references
 from ..kube.view import ClusterView
 from .allocation import allocations, claim_results, overcharge, pod_state
 from .charge import ChargeResult, CounterLine
@@ -40,8 +41,8 @@ def _owner(view: ClusterView, subject: Subject) -> tuple[str, dict[str, Any]] | 
         meta = subject.owner.get("metadata") or {}
         kind = subject.owner.get("kind") or ("Pod" if "nodeName" in (subject.owner.get("spec") or {}) else "Job")
         return (kind, subject.owner) if meta.get("name") else None
-    for ref in ((subject.workload or {}).get("metadata") or {}).get("ownerReferences") or []:
-        if isinstance(ref, dict) and ref.get("controller") and ref.get("kind") in ("Job", "Pod") and ref.get("name"):
+    for ref in owner_references(subject.workload or {}):
+        if ref.get("controller") and ref.get("kind") in ("Job", "Pod") and ref.get("name"):
             got = view.try_get(ref["kind"], ref["name"], subject.namespace)
             if got is not None and (got.get("metadata") or {}).get("uid") in (None, ref.get("uid")):
                 return ref["kind"], got
@@ -56,8 +57,7 @@ def _workload_pods(view: ClusterView, namespace: str, owner: tuple[str, dict[str
         return [obj]
     name = obj["metadata"]["name"]
     pods: list[dict[str, Any]] = view.try_list("Pod", namespace, label_selector=f"{JOB_NAME_LABEL}={name}") or []
-    return [p for p in pods if any(isinstance(o, dict) and o.get("uid") == obj["metadata"].get("uid")
-                                   for o in (p.get("metadata") or {}).get("ownerReferences") or [])] or pods
+    return [p for p in pods if any(o.get("uid") == obj["metadata"].get("uid") for o in owner_references(p))] or pods
 
 
 @dataclass

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..findings import finding
+from ..k8s.envelope import owner_references
 from ..kube.view import ClusterView
 from .allocation import PODSET_LABEL, claim_results
 from .diagnose import is_admitted
@@ -41,18 +42,21 @@ class Uncharged:
         return {"devices": None if self.problem else self.devices, "problem": self.problem,
                 "byDriver": {k: len(v) for k, v in self.by_driver().items()}}
 
-    def summaries(self, limit: int = 5) -> list[str]:
-        """'12 devices of gpu.nvidia.com are allocated to pods Kueue does not charge: …', one per driver."""
+    def summaries(self, limit: int = 3) -> list[str]:
+        """'12 device(s) of gpu.nvidia.com are allocated to pods Kueue does not charge: 12 in sandbox
+        (no admitted Workload: jupyter-00, …)', one per driver, grouped by namespace and reason."""
         out = []
         for driver, devices in self.by_driver().items():
-            holders: dict[str, int] = {}
+            groups: dict[tuple[str, str], list[str]] = {}
             for d in devices:
-                key = f"{d['namespace']}/{'+'.join(d['pods']) or d['claim']} ({d['reason']})"
-                holders[key] = holders.get(key, 0) + 1
-            shown = [f"{k}: {n}" for k, n in sorted(holders.items(), key=lambda kv: (-kv[1], kv[0]))]
-            more = f" and {len(shown) - limit} more" if len(shown) > limit else ""
+                groups.setdefault((str(d["namespace"]), d["reason"]), []).extend(d["pods"] or [d["claim"]])
+            parts = []
+            for (ns, reason), holders in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+                named = sorted(set(holders))
+                more = f" and {len(named) - limit} more" if len(named) > limit else ""
+                parts.append(f"{len(holders)} in {ns} ({reason}: {', '.join(named[:limit])}{more})")
             out.append(f"{len(devices)} device(s) of {driver} are allocated to pods Kueue does not charge: "
-                       f"{', '.join(shown[:limit])}{more}")
+                       + ", ".join(parts))
         return out
 
 
@@ -74,14 +78,14 @@ def _request_class(claim: dict[str, Any], request: str | None) -> str | None:
 def _charged_owners(workloads: list[dict[str, Any]]) -> set[str]:
     """The uids of what owns an admitted Workload (its Job, JobSet, plain Pod…)."""
     return {str(o.get("uid")) for wl in workloads if is_admitted(wl)
-            for o in (wl.get("metadata") or {}).get("ownerReferences") or [] if isinstance(o, dict) and o.get("uid")}
+            for o in owner_references(wl) if o.get("uid")}
 
 
 def _pod_charged(pod: dict[str, Any], owners: set[str]) -> bool:
     meta = pod.get("metadata") or {}
     if meta.get("uid") in owners or PODSET_LABEL in (meta.get("labels") or {}):
         return True
-    return any(isinstance(o, dict) and o.get("uid") in owners for o in meta.get("ownerReferences") or [])
+    return any(o.get("uid") in owners for o in owner_references(pod))
 
 
 def uncharged_devices(claims: list[dict[str, Any]], pods: list[dict[str, Any]], workloads: list[dict[str, Any]],

@@ -74,7 +74,9 @@ def explain_text(doc: dict[str, Any], opts: Any) -> str:
         parts.append("How the device charge is derived:")
         for name, line in lines:
             parts.append(f"  {name}: {_derivation(line, wide)}")
-    claims = _claim_rows(doc.get("pods") or [], doc.get("allocations") or [])
+    charged = None if wide else {line["counter"] for ps in doc["podSets"] for line in ps["lines"]
+                                 if line["kind"] == "counter"} or None
+    claims = _claim_rows(doc.get("pods") or [], doc.get("allocations") or [], charged)
     if claims:
         parts.append("")
         parts.append("Pods and the devices their claims were allocated:")
@@ -149,15 +151,17 @@ def _yes_no(value: bool | None) -> str:
     return "unknown" if value is None else ("yes" if value else "no")
 
 
-def _counters_cell(a: dict[str, Any]) -> str:
+def _counters_cell(a: dict[str, Any], only: set[str] | None) -> str:
+    """The counters the device consumes (only those Kueue charges, when it charges counters)."""
     counters = a.get("counters")
     if counters is None:
         why = "older pool generation" if a.get("generation") == "stale" else "device not published"
         return f"unknown ({why})"
-    return ", ".join(f"{k}={v}" for k, v in sorted(counters.items())) or "-"
+    return ", ".join(f"{k}={v}" for k, v in sorted(counters.items()) if only is None or k in only) or "-"
 
 
-def _claim_rows(pods: list[dict[str, Any]], allocated: list[dict[str, Any]]) -> list[list[Any]]:
+def _claim_rows(pods: list[dict[str, Any]], allocated: list[dict[str, Any]],
+                charged: set[str] | None) -> list[list[Any]]:
     """The pods (phase, node) and their ResourceClaims' devices, one row per device (the ``get pods``
     and ``get resourceclaims`` steps); a pod without claims gets one row."""
     by_pod: dict[str, list[dict[str, Any]]] = {}
@@ -172,6 +176,6 @@ def _claim_rows(pods: list[dict[str, Any]], allocated: list[dict[str, Any]]) -> 
             rows.append(head + ["-"] * 6)
         for i, a in enumerate(claims):
             rows.append((head if i == 0 else [""] * 4) + [
-                a["claim"], a.get("request") or "-", a.get("device") or "-", _counters_cell(a),
+                a["claim"], a.get("request") or "-", a.get("device") or "-", _counters_cell(a, charged),
                 _yes_no(a.get("allocated")), _yes_no(a.get("reserved"))])
     return rows

@@ -52,9 +52,9 @@ def test_devices_of_pods_no_admitted_workload_accounts_for_and_of_unmapped_class
         ("c3", "gpu-5", "no admitted Workload"),
         ("c5", "fpga-0", "class fpga.example.com not mapped")]
     assert found.summaries() == [
-        "5 device(s) of gpu.example.com are allocated to pods Kueue does not charge: lab/notebook (no admitted "
-        "Workload): 3, team-a/charged-0 (class fpga.example.com not mapped): 1, team-a/waiting-0 (no admitted "
-        "Workload): 1"]
+        "5 device(s) of gpu.example.com are allocated to pods Kueue does not charge: 3 in lab (no admitted "
+        "Workload: notebook), 1 in team-a (class fpga.example.com not mapped: charged-0), 1 in team-a (no "
+        "admitted Workload: waiting-0)"]
     [f] = uncharged_findings(found)
     assert (f["severity"], f["code"]) == ("warning", "UnchargedDevices")
 
