@@ -14,7 +14,7 @@ from .allocation import allocations, claim_results, overcharge, pod_state
 from .charge import ChargeResult, CounterLine
 from .events import related_events
 from .past import counter_supply, unscheduled_findings
-from .subject import JOB_NAME_LABEL, Subject
+from .subject import Subject
 
 
 class SliceSource:
@@ -34,30 +34,35 @@ class SliceSource:
         return [s for d in sorted(drivers) for s in self(d)]
 
 
-def _owner(view: ClusterView, subject: Subject) -> tuple[str, dict[str, Any]] | None:
-    """(kind, object) of what owns the Workload: the reference's Job or Pod, else the Job the
-    Workload's controller ownerReference names."""
+def _owner(subject: Subject) -> tuple[str, dict[str, Any]] | None:
+    """(kind, object) of what owns the Workload: the reference's Job or Pod, else what the
+    Workload's controller ownerReference names (its kind, name and uid: no request)."""
     if subject.owner is not None:
         meta = subject.owner.get("metadata") or {}
-        kind = subject.owner.get("kind") or ("Pod" if "nodeName" in (subject.owner.get("spec") or {}) else "Job")
+        kind = subject.owner.get("kind") or "Job"
         return (kind, subject.owner) if meta.get("name") else None
     for ref in owner_references(subject.workload or {}):
         if ref.get("controller") and ref.get("kind") in ("Job", "Pod") and ref.get("name"):
-            got = view.try_get(ref["kind"], ref["name"], subject.namespace)
-            if got is not None and (got.get("metadata") or {}).get("uid") in (None, ref.get("uid")):
-                return ref["kind"], got
+            return str(ref["kind"]), {"metadata": {"name": ref["name"], "uid": ref.get("uid")}}
     return None
 
 
 def _workload_pods(view: ClusterView, namespace: str, owner: tuple[str, dict[str, Any]] | None) -> list[dict[str, Any]]:
+    """The owner's pods, from one list of the namespace's pods (cached: a workload list reads it
+    once): those whose ownerReferences name the owner's uid (its kind and name when no uid is known)."""
     if owner is None:
         return []
     kind, obj = owner
-    if kind == "Pod":
+    if kind == "Pod" and "spec" in obj:
         return [obj]
-    name = obj["metadata"]["name"]
-    pods: list[dict[str, Any]] = view.try_list("Pod", namespace, label_selector=f"{JOB_NAME_LABEL}={name}") or []
-    return [p for p in pods if any(o.get("uid") == obj["metadata"].get("uid") for o in owner_references(p))] or pods
+    meta = obj.get("metadata") or {}
+    pods: list[dict[str, Any]] = view.try_list("Pod", namespace) or []
+    if kind == "Pod":
+        return [p for p in pods if p["metadata"]["name"] == meta.get("name")]
+    uid, name = meta.get("uid"), meta.get("name")
+    return [p for p in pods
+            if any((o.get("uid") == uid) if uid else ((o.get("kind"), o.get("name")) == (kind, name))
+                   for o in owner_references(p))]
 
 
 @dataclass
@@ -70,7 +75,7 @@ class PastAdmission:
 
 
 def past_admission(view: ClusterView, subject: Subject, slices: SliceSource, result: ChargeResult) -> PastAdmission:
-    owner = _owner(view, subject)
+    owner = _owner(subject)
     pods = _workload_pods(view, subject.namespace, owner)
     states = [pod_state(p) for p in sorted(pods, key=lambda p: p["metadata"]["name"])]
     allocated = _allocations(view, subject, slices, pods)

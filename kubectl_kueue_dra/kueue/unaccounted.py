@@ -30,7 +30,6 @@ class Uncharged:
     """What was found: per driver the uncharged devices, each with its claim, pods and why."""
     devices: list[dict[str, Any]] = field(default_factory=list)
     problem: str | None = None  # what could not be read (the answer is then unknown)
-    absent: bool = False  # a snapshot without ResourceClaims: unknown, and nothing to say about it
 
     def by_driver(self) -> dict[str, list[dict[str, Any]]]:
         out: dict[str, list[dict[str, Any]]] = {}
@@ -123,8 +122,6 @@ def read_uncharged(view: ClusterView, device_classes: list[dict[str, Any]] | Non
                    mappings: list[Mapping] | None) -> Uncharged:
     """Read every ResourceClaim and Workload, and the pods of the namespaces whose claims are held."""
     claims = view.try_list("ResourceClaim")
-    if claims is not None and not claims and not view.live:
-        return Uncharged(problem="the snapshot has no ResourceClaim objects", absent=True)
     workloads = view.try_list("Workload")
     missing = [k for k, v in (("ResourceClaims", claims), ("Workloads", workloads), ("DeviceClasses", device_classes))
                if v is None]
@@ -144,8 +141,6 @@ def read_uncharged(view: ClusterView, device_classes: list[dict[str, Any]] | Non
 
 
 def uncharged_findings(found: Uncharged) -> list[dict[str, Any]]:
-    if found.absent:
-        return []
     if found.problem:
         return [finding("warning", "UnchargedDevicesUnknown",
                         f"whether devices are allocated outside Kueue's accounting is unknown: {found.problem}",

@@ -224,9 +224,8 @@ def gather(view: ClusterView, kueue_namespace: str | None = None, probe: bool = 
         cm = view.try_get("ConfigMap", config.name, config.namespace)
         changed = last_write(cm) if cm else None
     pods = _controller_pods(view, install)
-    claims = _read(view, "ResourceClaim", unreadable)
-    uncharged = read_uncharged(view, lists["DeviceClass"], install.effective.mappings if config.found else None) \
-        if claims is not None else None
+    # every claim and Workload (403: unknown); a snapshot without claims reads as none allocated
+    uncharged = read_uncharged(view, lists["DeviceClass"], install.effective.mappings if config.found else None)
     return Facts(view.live, view.source, config, install, lists, unreadable, kueue_served, openshift,
                  feature_gate, cluster_version, kueue_cr, server_version, inp, k8s_gates, kueue_gates, probed,
                  list(view.unreadable), changed, pods=pods, malformed=view.malformed, uncharged=uncharged)

@@ -225,9 +225,6 @@ def quota_vs_capacity(f: Facts) -> Result:
 def uncharged_devices(f: Facts) -> Result:
     """Devices allocated to pods Kueue does not charge (kueue/unaccounted): they use GPUs the quota
     counts on without being charged."""
-    skip = needs(f, "ResourceClaim")
-    if skip:
-        return skip
     found = f.uncharged
     if found is None or found.problem:
         return Result(SKIP, f"whether devices are allocated outside Kueue's accounting is unknown: "

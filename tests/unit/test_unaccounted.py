@@ -65,4 +65,4 @@ def test_read_through_a_view_lists_the_pods_of_the_namespaces_whose_claims_are_h
     assert found.problem is None and found.doc()["byDriver"] == {"gpu.example.com": 5}
     assert read_uncharged(view, CLASSES, None).problem == "Kueue's deviceClassMappings could not be read"
     empty = read_uncharged(SnapshotView(PODS, "test"), CLASSES, MAPPINGS)
-    assert empty.absent and uncharged_findings(empty) == []
+    assert empty.devices == [] and empty.problem is None and uncharged_findings(empty) == []
