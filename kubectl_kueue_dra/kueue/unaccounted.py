@@ -41,6 +41,16 @@ class Uncharged:
         return {"devices": None if self.problem else self.devices, "problem": self.problem,
                 "byDriver": {k: len(v) for k, v in self.by_driver().items()}}
 
+    def fix(self, cli: str = "kubectl") -> str | None:
+        """What to do, for the reasons found."""
+        out = []
+        if any(not d["reason"].startswith("class ") for d in self.devices):
+            out.append("run the pods as Kueue workloads: a queue (label kueue.x-k8s.io/queue-name) in a namespace "
+                       "Kueue manages")
+        if any(d["reason"].startswith("class ") for d in self.devices):
+            out.append(f"map the DeviceClass ({cli} kueue-dra map set <quota-resource> --device-class <class>)")
+        return "; ".join(out) or None
+
     def summaries(self, limit: int = 3) -> list[str]:
         """'12 device(s) of gpu.nvidia.com are allocated to pods Kueue does not charge: 12 in sandbox
         (no admitted Workload: jupyter-00, …)', one per driver, grouped by namespace and reason."""
@@ -145,6 +155,4 @@ def uncharged_findings(found: Uncharged) -> list[dict[str, Any]]:
         return [finding("warning", "UnchargedDevicesUnknown",
                         f"whether devices are allocated outside Kueue's accounting is unknown: {found.problem}",
                         None)]
-    return [finding("warning", "UnchargedDevices", text,
-                    "give the pods a queue (kueue.x-k8s.io/queue-name) in a namespace Kueue manages, and map "
-                    "their DeviceClass (kubectl kueue-dra map set)") for text in found.summaries()]
+    return [finding("warning", "UnchargedDevices", text, found.fix()) for text in found.summaries()]

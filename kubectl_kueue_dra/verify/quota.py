@@ -230,7 +230,5 @@ def uncharged_devices(f: Facts) -> Result:
         return Result(SKIP, f"whether devices are allocated outside Kueue's accounting is unknown: "
                             f"{found.problem if found else 'the ResourceClaims were not read'}")
     if found.devices:
-        return Result(WARN, "; ".join(found.summaries()),
-                      "give the pods a queue (kueue.x-k8s.io/queue-name) in a namespace Kueue manages, and map "
-                      f"their DeviceClass ({f.cli} kueue-dra map set)", {"uncharged": found.doc()})
+        return Result(WARN, "; ".join(found.summaries()), found.fix(f.cli), {"uncharged": found.doc()})
     return Result(PASS, "every allocated device is held by a pod of an admitted Workload, in a class Kueue charges")
