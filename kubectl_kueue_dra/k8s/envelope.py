@@ -52,3 +52,10 @@ def describe(obj: dict[str, Any]) -> str:
     if isinstance(name, str) and name:
         return f"{obj.get('kind')} {namespace}/{name}" if isinstance(namespace, str) else f"{obj.get('kind')} {name}"
     return str(obj.get("kind"))
+
+
+def owner_references(obj: dict[str, Any]) -> list[dict[str, Any]]:
+    """``metadata.ownerReferences`` as far as they are mappings (a malformed list yields none)."""
+    meta = obj.get("metadata")
+    refs = meta.get("ownerReferences") if isinstance(meta, dict) else None
+    return [r for r in refs if isinstance(r, dict)] if isinstance(refs, list) else []
