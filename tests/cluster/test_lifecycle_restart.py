@@ -156,8 +156,11 @@ def test_restart_waits_for_the_operator_rollout(life, cleanup):
     op = FakeOperator(life)
     op.start()
     try:
-        wait_rolled_out(life, OPERATOR_NAMESPACE)
+        deadline = time.monotonic() + ROLLOUT_TIMEOUT
+        while op.rolled != ["1"] and time.monotonic() < deadline:  # the operator's first rendering
+            time.sleep(0.2)
         assert op.rolled == ["1"]
+        wait_rolled_out(life, OPERATOR_NAMESPACE)
         proc = run_plugin(c, "map", "set", "gpu", "--device-class", "gpu.example.com", "--restart",
                           "--timeout", f"{ROLLOUT_TIMEOUT}s", "-o", "json")
         assert proc.returncode == 0, proc.stderr
