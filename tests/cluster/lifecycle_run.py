@@ -57,8 +57,12 @@ def _job_pods(cluster, ns: str, job: str) -> list[dict]:
     return _items(cluster.get_json("pods", "-n", ns, "-l", f"batch.kubernetes.io/job-name={job}"))
 
 
+def _scheduled_condition(pod: dict) -> dict:
+    return next((c for c in (pod.get("status") or {}).get("conditions") or [] if c.get("type") == "PodScheduled"), {})
+
+
 def _scheduled(pod: dict) -> tuple[str, str]:
-    c = next((c for c in (pod.get("status") or {}).get("conditions") or [] if c.get("type") == "PodScheduled"), {})
+    c = _scheduled_condition(pod)
     return c.get("status") or "", c.get("reason") or ""
 
 
@@ -185,6 +189,8 @@ def run(life: Lifecycle, runner: KueueRunner, scens: list[LifeScenario], log=pri
     seconds["explain"] = round(time.monotonic() - t, 1)
     for (s, ns, subj), (pods, state), (doc, err) in zip(jobs, waited, docs):
         row = LifeRow(s.id, subj, s.title, s.expect, namespace=ns, pods=state)
+        if state == "unschedulable":
+            row.pods += ": " + "; ".join(sorted({_scheduled_condition(p).get("message") or "" for p in pods}))
         kr = oracle.judge(oracle.Row(s.id, subj, s.title, WORLD.version, expected="admitted"),
                           workloads[(ns, subj)], doc, err)
         row.kueue = kr
@@ -227,6 +233,9 @@ def _lifecycle_checks(s: LifeScenario, pods: list[dict], truth: list[tuple], cla
     if s.expect == "running":
         held = {r.get("name") for c in claims for r in (c.get("status") or {}).get("reservedFor") or []}
         problems += [f"{p} holds none of its claims (status.reservedFor)" for p in node_of if p not in held]
+    if s.expect == "unschedulable":
+        said = {_scheduled_condition(p).get("message") or "" for p in pods}
+        problems += [f"the scheduler says {m!r}, built for {s.because!r}" for m in sorted(said) if s.because not in m]
     codes = {f.get("code") for f in doc.get("findings") or []}
     problems += [f"explain lacks the finding {code}" for code in s.findings if code not in codes]
     return problems

@@ -67,6 +67,7 @@ class LifeScenario:
     before: list[dict] = field(default_factory=list)  # not queued, applied and running first
     findings: tuple[str, ...] = ()  # finding codes explain must show
     node_selector: dict[str, str] | None = None  # None: the scenario's nodes
+    because: str = ""  # unschedulable: what the scheduler's PodScheduled message must say
 
     def node_name(self, n: NodeSpec) -> str:
         return f"{self.id}-{n.suffix}"
@@ -161,7 +162,7 @@ def scenarios() -> list[LifeScenario]:
                      "(enough memory in the cluster), no GPU has it whole: unschedulable",
                      [NodeSpec("n1", mig=2)],
                      [_tpl("mig-7g", MIG_CLASS, selector=profile("7g.40gb")), _gpu_job("big", {"mig": "mig-7g"})],
-                     ["job/big"], expect="unschedulable",
+                     ["job/big"], expect="unschedulable", because="cannot allocate all claims",
                      before=[_tpl("pin-0", MIG_CLASS, selector=f"{profile('1g.5gb')} && {_pin('n1', 0)}"),
                              _tpl("pin-1", MIG_CLASS, selector=f"{profile('1g.5gb')} && {_pin('n1', 1)}"),
                              plain(_gpu_job("filler-0", {"mig": "pin-0"})),
@@ -176,7 +177,8 @@ def scenarios() -> list[LifeScenario]:
                      "the claim is never allocated",
                      [NodeSpec("n1", whole=2)],
                      [_tpl("gpu-1", GPU_CLASS), _gpu_job("train", {"gpu": "gpu-1"})], ["job/train"],
-                     expect="unschedulable", node_selector={"gpu.example.com/zone": "nowhere"}),
+                     expect="unschedulable", node_selector={"gpu.example.com/zone": "nowhere"},
+                     because="didn't match Pod's node affinity/selector"),
     ]
     return out
 
