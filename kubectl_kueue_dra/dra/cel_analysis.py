@@ -3,8 +3,9 @@ cannot evaluate, and which parts of ``device`` the expression reads (its footpri
 
 What Kubernetes itself rejects (unknown function or variable, unknown ``device`` field for the
 dialect, ``has()`` on a non-field) is ``CelCompileError(unsupported=False)``; what cel-python
-cannot do (optional syntax, ``cel.bind``, namespaced functions, two-variable comprehensions,
-the 3-argument ``map``, URL/IP/CIDR/``format``) is ``unsupported=True``.
+cannot do (optional syntax, namespaced functions, two-variable comprehensions, the 3-argument
+``map``, URL/IP/CIDR) is ``unsupported=True``. ``cel.bind`` is rewritten before this
+(``cel_bind``) and ``format()`` evaluated (``cel_format``, but for what it names not evaluable).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ _UNSUPPORTED_FUNCTIONS = frozenset(
         "url", "isURL", "getScheme", "getHost", "getHostname", "getPort", "getEscapedPath", "getQuery",
         "ip", "isIP", "cidr", "isCIDR", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast",
         "isLinkLocalUnicast", "isGlobalUnicast", "isCanonical", "containsIP", "containsCIDR", "masked",
-        "prefixLength", "format", "validate", "orValue", "hasValue", "optMap", "optFlatMap", "value",
+        "prefixLength", "validate", "orValue", "hasValue", "optMap", "optFlatMap", "value",
         "sortBy", "transformList", "transformMap", "transformMapEntry", "existsOne", "quote",
     }
 )

@@ -34,6 +34,7 @@ from typing import Any
 
 from celpy import celtypes
 
+from .cel_format import FORMAT_FUNCTIONS
 from .cel_text import TEXT_FUNCTIONS
 from .cel_values import (
     NO_OVERLOAD,
@@ -206,4 +207,5 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "minor": _minor,
     "patch": _patch,
     **TEXT_FUNCTIONS,
+    **FORMAT_FUNCTIONS,
 }
