@@ -212,6 +212,10 @@ def test_without_one_resource(cluster_gates_on, users, reference, tmp_path, grou
                 problems[cmd] = ["answers differently although it does not read it"]
             continue
         found = check_restricted(cmd, ref, got, group, resource)
+        # the table is drawn from the same document, the unknowns included
+        text = run_plugin(cluster_gates_on, *args, "--as", users[(group, resource)])
+        if "Traceback" in text.stderr or "internal error" in text.stderr or text.returncode != got.code:
+            found.append(f"the text output fails: exit {text.returncode}, {text.stderr[-1500:]}")
         if found:
             problems[cmd] = found
     TIMES[f"{setup}/{resource}"] = time.monotonic() - start
