@@ -14,6 +14,9 @@ def version_text(doc: dict[str, Any]) -> str:
         lines.append("Server Version: unknown (offline snapshot)")
     elif server is not None:
         lines.append(f"Server Version: {server.get('gitVersion') or 'unknown'}")
+    openshift = doc.get("openshift")
+    if openshift:
+        lines.append(f"OpenShift Version: {openshift['version'] or 'unknown (' + str(openshift['problem']) + ')'}")
     kueue = doc.get("kueue")
     if kueue is None:
         return "\n".join(lines)
