@@ -138,3 +138,19 @@ def test_version_names_its_403s():
     assert "Partial: cannot get configmaps" in text
     text = version_text(doc_of("Deployment"))
     assert "Kueue Version: unknown (cannot list deployments.apps" in text
+
+
+def test_explain_text_says_the_dra_charge_is_unknown_once():
+    from types import SimpleNamespace
+
+    from kubectl_kueue_dra.render.explain import explain_text
+    from kubectl_kueue_dra.render.output import Style
+
+    doc = explained("mig-partitionable", "job/notebook-eval", "ml-research", "ResourceSlice")
+    text = explain_text(doc, SimpleNamespace(output="table", no_headers=False, style=Style("never")))
+    lines = text.splitlines()
+    row = next(line for line in lines if "gpu.memory" in line and "19Gi" in line)
+    assert row.split()[1:3] == ["unknown", "unknown"]  # per pod, charge; RECORDED stays Kueue's
+    assert "What Kueue makes of the DRA requests is unknown: cannot list resourceslices" in text
+    assert "Kueue rejects" not in text
+    assert sum("gpu.memory unknown" in line for line in lines) == 0  # not repeated as an adjustment
