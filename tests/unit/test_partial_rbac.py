@@ -154,3 +154,10 @@ def test_explain_text_says_the_dra_charge_is_unknown_once():
     assert "What Kueue makes of the DRA requests is unknown: cannot list resourceslices" in text
     assert "Kueue rejects" not in text
     assert sum("gpu.memory unknown" in line for line in lines) == 0  # not repeated as an adjustment
+
+
+def test_verify_without_the_config_does_not_say_it_is_missing():
+    checks = {c.id: c for c in run_checks(gather(forbidding("resourceclaimtemplate", "ConfigMap")), None)}
+    assert checks["kueue-config"].status == "skip" and "forbidden" in checks["kueue-config"].message
+    installed = checks["kueue-installed"].message
+    assert "not found" not in installed and "configuration unknown (cannot get configmaps" in installed
