@@ -299,6 +299,7 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
     findings.extend(overcharge_findings(allocated, result))
     findings.extend(finding("info", n.code, n.message, n.fix) for n in result.notes)
     findings.extend(_file_findings(subject))
+    cli = cli_of(view, ctx.config)  # first: a 403 it meets makes the answer partial too
     return document_for_cli({
         "workload": ({"namespace": ns, "name": wl["metadata"]["name"]} if wl is not None else None),
         "manifest": _manifest_doc(subject),
@@ -318,7 +319,7 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
         "allocations": allocated,
         "partial": is_partial(view),
         "findings": findings,
-    }, cli_of(view, ctx.config))
+    }, cli)
 
 
 def _manifest_doc(subject: Subject) -> dict[str, Any] | None:
