@@ -79,8 +79,11 @@ def kueue_context(view: ClusterView, settings: Settings) -> KueueContext:
     version, version_source = (install.version, install.version_source) if install.version else \
         (DEFAULT_VERSION, "assumed")
     if version_source == "assumed":
+        denied = view.forbidden("Deployment")
+        why = f" ({denied})" if denied else ""
         findings.append(finding("info", "KueueVersionAssumed",
-                                f"Kueue's version could not be read from its Deployment; assuming {DEFAULT_VERSION}",
+                                f"Kueue's version could not be read from its Deployment{why}; assuming "
+                                f"{DEFAULT_VERSION}",
                                 "pass --kueue-version to explain with another version's semantics"))
     if not Semantics.supported(version):
         findings.append(finding("warning", "KueueVersionUnsupported",
