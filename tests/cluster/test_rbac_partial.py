@@ -30,6 +30,7 @@ RESOURCES = [(g, r) for rule in READER_ROLE["rules"] for g in rule.get("apiGroup
 SETUPS = {
     "resourceclaimtemplate": ("team-a", "job/train-llm"),
     "mig-partitionable": ("ml-research", "job/notebook-eval"),
+    "extended-resource": ("team-b", "job/finetune"),
 }
 
 
