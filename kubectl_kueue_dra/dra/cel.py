@@ -44,6 +44,7 @@ from celpy.evaluation import CELEvalError
 from .cel_analysis import OPTIONAL_SYNTAX, analyze, blank_literals
 from .cel_bind import expand_bindings
 from .cel_format import NOT_EVALUABLE
+from .cel_optional import expand_optionals
 from .cel_device import device_activation, device_shape_key, projected_key
 from .cel_errors import (
     KUEUE_DRA_V036,
@@ -145,10 +146,14 @@ def _compile(expr: str, dialect: CelDialect) -> Selector:
         raise CelCompileError(
             expr, f"expression is {size} bytes long, Kubernetes allows at most {MAX_EXPRESSION_LENGTH}"
         )
-    if OPTIONAL_SYNTAX.search(blank_literals(expr)):
-        raise CelCompileError(expr, "optional syntax (.?field, [?key], orValue())", unsupported=True)
+    text = expand_bindings(expr) if "bind" in expr else expr
+    if "?" in text:
+        text = expand_optionals(text)
+    if OPTIONAL_SYNTAX.search(blank_literals(text)):
+        raise CelCompileError(expr, "optional syntax (optional.of/none, optional list or map elements, .?field "
+                                    "outside a selection chain)", unsupported=True)
     try:
-        ast = environment().compile(expand_bindings(expr) if "bind" in expr else expr)
+        ast = environment().compile(text)
     except CELParseError as e:
         line, col = getattr(e, "line", None), getattr(e, "column", None)
         where = f" at line {line}, column {col}" if line and col else ""

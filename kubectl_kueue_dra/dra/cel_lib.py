@@ -35,6 +35,7 @@ from typing import Any
 from celpy import celtypes
 
 from .cel_format import FORMAT_FUNCTIONS
+from .cel_optional import OPTIONAL_FUNCTIONS
 from .cel_text import TEXT_FUNCTIONS
 from .cel_values import (
     NO_OVERLOAD,
@@ -208,4 +209,5 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "patch": _patch,
     **TEXT_FUNCTIONS,
     **FORMAT_FUNCTIONS,
+    **OPTIONAL_FUNCTIONS,
 }

@@ -315,8 +315,8 @@ def test_compile_errors(expr, fragment):
 @pytest.mark.parametrize(
     "expr,fragment",
     [
-        ("device.attributes['gpu.nvidia.com'].?index.orValue(0) == 0", "optional syntax"),
-        ("device.attributes['gpu.nvidia.com'][?'index'].orValue(0) == 0", "optional syntax"),
+        ("optional.of(device.driver).hasValue()", "optional"),
+        ("[?device.attributes['gpu.nvidia.com'][?'index']].size() == 0", "optional syntax"),
         ("cel.bind(a.b, device.attributes['gpu.nvidia.com'], a.type == 'gpu')", "cel.bind"),  # not a simple name
         ("sets.contains(['a', 'b'], ['a'])", "sets.contains"),
         ("lists.range(3).size() == 3", "lists.range"),

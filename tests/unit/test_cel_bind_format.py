@@ -179,3 +179,52 @@ def test_an_error_the_other_operand_decides_is_absorbed_as_in_cel():
 def test_double_to_string_as_go(x, expected):
     """strconv.FormatFloat(x, 'g', -1, 64), cel-go's double → string."""
     assert go_g(x) == expected
+
+
+# -- optional selection (cel-go OptionalTypes, Kubernetes 1.28+) ------------------------------
+@pytest.mark.parametrize("expr,expected", [
+    ("device.attributes['gpu.nvidia.com'].?type.orValue('') == 'gpu'", True),
+    ("device.attributes['gpu.nvidia.com'].?nosuch.orValue('none') == 'none'", True),
+    ("device.attributes['gpu.nvidia.com'][?'brand'].orValue('') == 'Nvidia'", True),
+    ("device.attributes['gpu.nvidia.com'].?nosuch.hasValue()", False),
+    ("device.attributes['gpu.nvidia.com'].?type.hasValue()", True),
+    ("device.attributes['gpu.nvidia.com'].?type.value() == 'gpu'", True),
+    # Kubernetes' attribute map holds every domain (an unknown one is empty): [?'d'] has a value
+    ("device.attributes[?'other.example.com'].hasValue()", True),
+    ("device.attributes[?'other.example.com'].?type.hasValue()", False),
+    # once a step is optional the rest of the chain is qualified "if present"
+    ("{'a': {'b': 1}}.?a.b.orValue(0) == 1", True),
+    ("{'a': {'b': 1}}.?x.b.orValue(0) == 0", True),
+    ("{'a': {'c': 1}}.?a.b.orValue(0) == 0", True),
+    ("[1, 2][?1].orValue(0) == 2", True),
+    ("[1, 2][?5].orValue(0) == 0", True),
+    ("!device.attributes['gpu.nvidia.com'].?nosuch.hasValue()", True),
+    ("device.capacity['gpu.nvidia.com'].?memory.orValue(quantity('0')).compareTo(quantity('40Gi')) == 0", True),
+])
+def test_optional_selection_is_evaluated(expr, expected):
+    assert ev(expr) is expected
+
+
+def test_optional_none_dereference_is_a_cel_error():
+    with pytest.raises(CelEvalError) as e:
+        ev("device.attributes['gpu.nvidia.com'].?nosuch.value() == 1")
+    assert "optional.none() dereference" in str(e.value)
+
+
+def test_optional_reads_what_the_chain_reads():
+    sel = compile_selector("device.attributes['gpu.nvidia.com'].?type.orValue('') == 'mig'")
+    assert sel.footprint == frozenset({("attributes", "gpu.nvidia.com")})
+    assert ev(sel.expression, mig()) is True and ev(sel.expression, gpu()) is False
+
+
+@pytest.mark.parametrize("expr", [
+    "optional.of(1).hasValue()",
+    "optional.none().orValue(1) == 1",
+    "[?device.attributes['gpu.nvidia.com'][?'index']].size() == 0",
+    "device.?nosuch.hasValue()",  # Kubernetes rejects the field; not guessed either way
+    "device.attributes['gpu.nvidia.com'].?type.or(optional.of('x')).value() == 'gpu'",
+])
+def test_other_optional_syntax_is_not_evaluable_never_does_not_compile(expr):
+    with pytest.raises(CelCompileError) as e:
+        compile_selector(expr)
+    assert e.value.unsupported is True and "not evaluable by this tool" in str(e.value)

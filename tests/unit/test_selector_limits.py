@@ -1,6 +1,7 @@
 """Selectors valid in Kubernetes that this tool cannot evaluate (issue 16 class 5): the device
 count is unknown with a SelectorNotEvaluable warning, never "does not compile" and never 0.
-(``cel.bind`` and most of ``format()`` are evaluated: tests/unit/test_cel_bind_format.py.)"""
+(``cel.bind``, most of ``format()`` and optional selection chains are evaluated:
+tests/unit/test_cel_bind_format.py.)"""
 
 import json
 import shutil
@@ -10,7 +11,7 @@ import yaml
 from clirun import run
 
 UNEVALUABLE = {
-    "optional": "device.attributes['gpu.nvidia.com'].?productName.orValue('') != 'x'",
+    "optional.of": "optional.of(device.driver).orValue('') == 'gpu.nvidia.com'",
     "format %f": "'%.1f'.format([1.0]) == '1.0' && device.driver == 'gpu.nvidia.com'",
     "nested 120 deep": "(" * 120 + "device.driver == 'gpu.nvidia.com'" + ")" * 120,
 }
