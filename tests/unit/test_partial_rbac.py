@@ -161,3 +161,21 @@ def test_verify_without_the_config_does_not_say_it_is_missing():
     assert checks["kueue-config"].status == "skip" and "forbidden" in checks["kueue-config"].message
     installed = checks["kueue-installed"].message
     assert "not found" not in installed and "configuration unknown (cannot get configmaps" in installed
+
+
+def test_without_deviceclasses_the_raw_extended_request_is_no_charge_line():
+    doc = explained("extended-resource", "job/finetune", "team-b", "DeviceClass")
+    assert "nvidia.com/gpu" not in {line.get("resource") for line in doc["podSets"][0]["lines"]}
+
+
+def test_verify_quota_coverage_does_not_pass_without_the_mappings_or_the_classes():
+    full = {c.id: c for c in run_checks(gather(forbidding("extended-resource")), None)}
+    assert full["quota-coverage"].status == "fail"
+    for kind in ("ConfigMap", "DeviceClass"):
+        checks = {c.id: c for c in run_checks(gather(forbidding("extended-resource", kind)), None)}
+        c = checks["quota-coverage"]
+        # a mapping no queue covers fails whatever the classes say; without the mappings, a skip
+        assert (c.status, kind) in (("fail", "DeviceClass"), ("skip", "ConfigMap")), (c.status, kind, c.message)
+        assert c.status == "fail" or "forbidden" in c.message
+    checks = {c.id: c for c in run_checks(gather(forbidding("extended-resource", "ConfigMap")), None)}
+    assert checks["dra-quota-configured"].status == "skip"
