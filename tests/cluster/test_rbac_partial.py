@@ -49,7 +49,7 @@ def commands(setup: str) -> dict[str, list[str]]:
 #: findings that say something is unknown (or assumed, and say so): the only ones a restricted
 #: answer may add
 UNKNOWN_CODES = {"Unreadable", "ChargeUnknown", "QuotaVerdictUnknown", "KueueConfigUnknown", "KueueVersionAssumed",
-                 "EventsUnknown"}
+                 "EventsUnknown", "UnchargedDevicesUnknown"}
 
 
 def user_for(group: str, resource: str) -> str:
@@ -119,7 +119,8 @@ def findings(doc) -> list[dict]:
 def unknown(value) -> bool:
     if isinstance(value, dict):  # e.g. {"version": None, "problem": "cannot get …: forbidden"}
         return all(unknown(v) for v in value.values())
-    return value is None or (isinstance(value, str) and any(w in value for w in ("unknown", "forbidden", "assumed")))
+    return value is None or (isinstance(value, str) and any(
+        w in value for w in ("unknown", "forbidden", "assumed", "could not be read")))
 
 
 def same_quantity(a, b) -> bool:
