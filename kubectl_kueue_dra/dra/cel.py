@@ -42,6 +42,9 @@ from celpy.celparser import CELParseError
 from celpy.evaluation import CELEvalError
 
 from .cel_analysis import OPTIONAL_SYNTAX, analyze, blank_literals
+from .cel_bind import expand_bindings
+from .cel_format import NOT_EVALUABLE
+from .cel_optional import expand_optionals
 from .cel_device import device_activation, device_shape_key, projected_key
 from .cel_errors import (
     KUEUE_DRA_V036,
@@ -101,6 +104,8 @@ class Selector:
         try:
             value = self._runner.evaluate(activation)
         except CELEvalError as e:
+            if str(e.args[0] if e.args else "").startswith(NOT_EVALUABLE):
+                raise CelCompileError(self.expression, str(e.args[0])[len(NOT_EVALUABLE):], True) from None
             raise CelEvalError(self.expression, _eval_message(e, self.dialect)) from None
         except RecursionError:
             raise CelCompileError(self.expression, "too deeply nested for cel-python", True) from None
@@ -141,10 +146,14 @@ def _compile(expr: str, dialect: CelDialect) -> Selector:
         raise CelCompileError(
             expr, f"expression is {size} bytes long, Kubernetes allows at most {MAX_EXPRESSION_LENGTH}"
         )
-    if OPTIONAL_SYNTAX.search(blank_literals(expr)):
-        raise CelCompileError(expr, "optional syntax (.?field, [?key], orValue())", unsupported=True)
+    text = expand_bindings(expr) if "bind" in expr else expr
+    if "?" in text:
+        text = expand_optionals(text)
+    if OPTIONAL_SYNTAX.search(blank_literals(text)):
+        raise CelCompileError(expr, "optional syntax (optional.of/none, optional list or map elements, .?field "
+                                    "outside a selection chain)", unsupported=True)
     try:
-        ast = environment().compile(expr)
+        ast = environment().compile(text)
     except CELParseError as e:
         line, col = getattr(e, "line", None), getattr(e, "column", None)
         where = f" at line {line}, column {col}" if line and col else ""

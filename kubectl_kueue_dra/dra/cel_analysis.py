@@ -3,8 +3,10 @@ cannot evaluate, and which parts of ``device`` the expression reads (its footpri
 
 What Kubernetes itself rejects (unknown function or variable, unknown ``device`` field for the
 dialect, ``has()`` on a non-field) is ``CelCompileError(unsupported=False)``; what cel-python
-cannot do (optional syntax, ``cel.bind``, namespaced functions, two-variable comprehensions,
-the 3-argument ``map``, URL/IP/CIDR/``format``) is ``unsupported=True``.
+cannot do (optional values other than selection chains, namespaced functions, two-variable
+comprehensions, the 3-argument ``map``, URL/IP/CIDR) is ``unsupported=True``. ``cel.bind`` and
+optional selection chains are rewritten before this (``cel_bind``, ``cel_optional``) and
+``format()`` evaluated (``cel_format``, but for what it names not evaluable).
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ _DEVICE_FIELDS = frozenset({"driver", "attributes", "capacity", "allowMultipleAl
 _TYPE_IDENTS = frozenset(
     {"int", "uint", "double", "bool", "string", "bytes", "list", "map", "null_type", "type", "dyn"}
 )
-_KNOWN_FUNCTIONS = frozenset(k for k in list(base_functions) + list(FUNCTIONS) if not k.startswith(("_", "!", "-")))
+_KNOWN_FUNCTIONS = frozenset(k for k in list(base_functions) + list(FUNCTIONS) if not k.startswith(("_", "!", "-"))) | \
+    {"_opt_select", "_opt_index"}  # what cel_optional rewrites an optional selection chain into
 _ONE_VAR_MACROS = frozenset({"all", "exists", "exists_one", "filter", "map"})
 # In the Kubernetes CEL environment but not implemented here.
 _UNSUPPORTED_FUNCTIONS = frozenset(
@@ -32,7 +35,7 @@ _UNSUPPORTED_FUNCTIONS = frozenset(
         "url", "isURL", "getScheme", "getHost", "getHostname", "getPort", "getEscapedPath", "getQuery",
         "ip", "isIP", "cidr", "isCIDR", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast",
         "isLinkLocalUnicast", "isGlobalUnicast", "isCanonical", "containsIP", "containsCIDR", "masked",
-        "prefixLength", "format", "validate", "orValue", "hasValue", "optMap", "optFlatMap", "value",
+        "prefixLength", "validate", "optMap", "optFlatMap", "or",
         "sortBy", "transformList", "transformMap", "transformMapEntry", "existsOne", "quote",
     }
 )

@@ -34,6 +34,8 @@ from typing import Any
 
 from celpy import celtypes
 
+from .cel_format import FORMAT_FUNCTIONS
+from .cel_optional import OPTIONAL_FUNCTIONS
 from .cel_text import TEXT_FUNCTIONS
 from .cel_values import (
     NO_OVERLOAD,
@@ -206,4 +208,6 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "minor": _minor,
     "patch": _patch,
     **TEXT_FUNCTIONS,
+    **FORMAT_FUNCTIONS,
+    **OPTIONAL_FUNCTIONS,
 }

@@ -47,6 +47,7 @@ def classes_document(view: ClusterView, req: ClassesRequest) -> dict[str, Any]:
     uncharged = read_uncharged(view, device_classes, mappings)
     report = classes_report(device_classes, mappings=installation.effective.mappings if config.found else None,
                             cluster_queues=cluster_queues, pools=pools, evaluator=SelectorEvaluator())
+    cli = cli_of(view, config)  # first: a 403 it meets makes the answer partial too
     return document_for_cli({
         "source": view.source,
         "kueueConfig": config.target() if config.found else None,
@@ -55,7 +56,7 @@ def classes_document(view: ClusterView, req: ClassesRequest) -> dict[str, Any]:
         "deviceClasses": report,
         "uncharged": uncharged.doc(),
         "findings": unreadable_findings(view) + findings + uncharged_findings(uncharged),
-    }, cli_of(view, config))
+    }, cli)
 
 
 def _devices_document(view: ClusterView, wanted: str, device_classes: list[dict[str, Any]], installation: Any,
@@ -76,6 +77,7 @@ def _devices_document(view: ClusterView, wanted: str, device_classes: list[dict[
                    "matchingDevices": None, "shapes": [], "findings": []} for dc in chosen]
     else:
         listed = [class_devices(dc, mappings=mappings, pools=pools, evaluator=evaluator) for dc in chosen]
+    cli = cli_of(view, installation.config)  # first: a 403 it meets makes the answer partial too
     return document_for_cli({
         "source": view.source,
         "kueueConfig": installation.config.target() if installation.config.found else None,
@@ -83,4 +85,4 @@ def _devices_document(view: ClusterView, wanted: str, device_classes: list[dict[
         "partial": is_partial(view),
         "devices": listed,
         "findings": unreadable_findings(view) + findings,
-    }, cli_of(view, installation.config))
+    }, cli)

@@ -79,8 +79,11 @@ def kueue_context(view: ClusterView, settings: Settings) -> KueueContext:
     version, version_source = (install.version, install.version_source) if install.version else \
         (DEFAULT_VERSION, "assumed")
     if version_source == "assumed":
+        denied = view.forbidden("Deployment")
+        why = f" ({denied})" if denied else ""
         findings.append(finding("info", "KueueVersionAssumed",
-                                f"Kueue's version could not be read from its Deployment; assuming {DEFAULT_VERSION}",
+                                f"Kueue's version could not be read from its Deployment{why}; assuming "
+                                f"{DEFAULT_VERSION}",
                                 "pass --kueue-version to explain with another version's semantics"))
     if not Semantics.supported(version):
         findings.append(finding("warning", "KueueVersionUnsupported",
@@ -299,6 +302,7 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
     findings.extend(past.findings)
     findings.extend(finding("info", n.code, n.message, n.fix) for n in result.notes)
     findings.extend(_file_findings(subject))
+    cli = cli_of(view, ctx.config)  # first: a 403 it meets makes the answer partial too
     return document_for_cli({
         "workload": ({"namespace": ns, "name": wl["metadata"]["name"]} if wl is not None else None),
         "manifest": _manifest_doc(subject),
@@ -320,7 +324,7 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
         "events": past.events,
         "partial": is_partial(view),
         "findings": findings,
-    }, cli_of(view, ctx.config))
+    }, cli)
 
 
 def _manifest_doc(subject: Subject) -> dict[str, Any] | None:

@@ -147,7 +147,8 @@ def _before_charge_lines(doc: dict[str, Any]) -> list[str]:
             out.append(f"{ps['name']}: transformation {t['input']} {t['amount']}{by} → {outs} per pod "
                        f"({t['strategy']}: {t['input']} {kept})")
         for name, why in sorted((ps.get("unknown") or {}).items()):
-            out.append(f"{ps['name']}: {name} unknown — {why}")
+            if why != (doc.get("dra") or {}).get("unknown"):  # the DRA step's, said above
+                out.append(f"{ps['name']}: {name} unknown — {why}")
     return out
 
 

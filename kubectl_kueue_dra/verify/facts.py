@@ -231,6 +231,8 @@ def gather(view: ClusterView, kueue_namespace: str | None = None, probe: bool = 
     if config.kind == "ConfigMap" and config.name:
         cm = view.try_get("ConfigMap", config.name, config.namespace)
         changed = last_write(cm) if cm else None
+    if config.unreadable:  # the mappings are unknown, not absent: the checks that name quota resources skip
+        unreadable.setdefault("KueueConfig", config.unreadable)
     pods = _controller_pods(view, install)  # before the 403s are copied: a forbidden list of pods is one of them
     if pods is None and view.forbidden("Pod"):
         unreadable["Pod"] = view.forbidden("Pod") or ""

@@ -53,7 +53,8 @@ def installed(f: Facts) -> Result:
                       INSTALL_OPENSHIFT if f.openshift else INSTALL_UPSTREAM)
     if not f.live and not f.kueue_served:
         return Result(SKIP, "the snapshot has no Kueue objects (ClusterQueues, LocalQueues, configuration)")
-    where = f"configuration in {f.config.describe()}" if f.config.found else "configuration not found"
+    where = f"configuration in {f.config.describe()}" if f.config.found else \
+        f"configuration {f.config.describe()}" if f.config.unreadable else "configuration not found"
     if i.deployment is None:
         denied = f.denied("deployments.apps")
         if denied:
@@ -111,7 +112,7 @@ def config(f: Facts) -> Result:
     if c.found:
         mapped = ", ".join(m.name for m in c.mappings) or "none"
         return Result(PASS, f"{c.describe()}; deviceClassMappings: {mapped}")
-    denied = f.denied("configmaps") or f.denied("kueues.kueue.openshift.io")
+    denied = c.unreadable or f.denied("configmaps") or f.denied("kueues.kueue.openshift.io")
     if denied:
         return Result(SKIP, denied)
     return Result(FAIL if f.live else SKIP,

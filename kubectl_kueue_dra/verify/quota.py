@@ -51,6 +51,8 @@ def _ignore_undeclared(f: Facts) -> bool:
 
 @check("dra-quota-configured", "quota")
 def configured(f: Facts) -> Result:
+    if f.mappings is None and "KueueConfig" in f.unreadable:
+        return Result(SKIP, f.unreadable["KueueConfig"])
     if f.mappings is None and "DeviceClass" in f.unreadable:
         return Result(SKIP, f.unreadable["DeviceClass"])
     if f.mappings is None and not f.config.found:
@@ -68,7 +70,7 @@ def configured(f: Facts) -> Result:
 
 @check("quota-coverage", "quota")
 def coverage(f: Facts) -> Result:
-    skip = needs(f, "ClusterQueue")
+    skip = needs(f, "ClusterQueue", "KueueConfig")
     if skip:
         return skip
     resources = dra_resources(f)
@@ -84,6 +86,9 @@ def coverage(f: Facts) -> Result:
                             f"{'it' if len(missing) == 1 else 'them'} {effect}",
                       fixes.cover_resource(f, missing[0].name))
     covered = "; ".join(f"{r.name} by {names(queues_covering(queues, r.name))}" for r in resources)
+    if "DeviceClass" in f.unreadable:  # which extendedResourceNames are in use is unknown
+        return Result(SKIP, f"covered: {covered}; the extendedResourceNames of DeviceClasses are unknown: "
+                            f"{f.unreadable['DeviceClass']}")
     return Result(PASS, f"covered: {covered}")
 
 
@@ -191,7 +196,7 @@ def _supply(f: Facts, r: DraResource) -> tuple[Quantity | None, str]:
 
 @check("quota-vs-capacity", "quota", paths=(CLAIMS, EXTENDED, PARTITIONABLE))
 def quota_vs_capacity(f: Facts) -> Result:
-    skip = needs(f, "ClusterQueue", "ResourceSlice", "DeviceClass")
+    skip = needs(f, "ClusterQueue", "ResourceSlice", "DeviceClass", "KueueConfig")
     if skip:
         return skip
     lines, statuses = [], []

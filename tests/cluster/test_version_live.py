@@ -62,4 +62,8 @@ def test_user_without_permissions_still_gets_server_version(cluster_gates_on, ku
     doc = version_json(cluster_gates_on, kueue_ns, context="nobody")
     assert doc["serverVersion"]["gitVersion"] == controlplane.k8s_version()
     assert doc["kueue"]["version"] is None and doc["kueue"]["config"] is None
-    assert "not found or not readable" in doc["kueue"]["problem"]
+    # a 403 is said as one, never "not found"
+    assert doc["kueue"]["problem"].startswith("cannot get configmaps") and "forbidden (as nobody)" in \
+        doc["kueue"]["problem"]
+    assert doc["partial"] is True and any("forbidden" in u for u in doc["unreadable"])
+    assert doc["kueue"]["configDescription"].startswith("unknown (cannot get configmaps")

@@ -54,6 +54,14 @@ def test_unreadable_claims_leave_allocated_and_reserved_unknown():
     assert [(a["allocated"], a["reserved"]) for a in allocations(pods, [held], [SLICE])] == [(False, True)]
 
 
+def test_unreadable_slices_leave_the_counters_unknown_not_empty():
+    pods = [pod("p-a", [{"name": "gpu", "resourceClaimTemplateName": "t"}], [("gpu", "p-a-gpu-x1")])]
+    out = allocations(pods, [claim("p-a-gpu-x1", ("gpu", "mig-1g"))], None)
+    assert [(a["device"], a["counters"], a["allocated"]) for a in out] == [
+        ("gpu.example.com/node-1/mig-1g", None, True)]
+    assert overcharge(out, "memory", "20Gi") == []  # unknown is not "consumes less"
+
+
 def _slice(generation, *devices, count=1):
     return {"spec": {"driver": "gpu.example.com", "pool": {"name": "node-1", "generation": generation,
                                                             "resourceSliceCount": count},

@@ -138,3 +138,44 @@ def test_version_names_its_403s():
     assert "Partial: cannot get configmaps" in text
     text = version_text(doc_of("Deployment"))
     assert "Kueue Version: unknown (cannot list deployments.apps" in text
+
+
+def test_explain_text_says_the_dra_charge_is_unknown_once():
+    from types import SimpleNamespace
+
+    from kubectl_kueue_dra.render.explain import explain_text
+    from kubectl_kueue_dra.render.output import Style
+
+    doc = explained("mig-partitionable", "job/notebook-eval", "ml-research", "ResourceSlice")
+    text = explain_text(doc, SimpleNamespace(output="table", no_headers=False, style=Style("never")))
+    lines = text.splitlines()
+    row = next(line for line in lines if "gpu.memory" in line and "19Gi" in line)
+    assert row.split()[1:3] == ["unknown", "unknown"]  # per pod, charge; RECORDED stays Kueue's
+    assert "What Kueue makes of the DRA requests is unknown: cannot list resourceslices" in text
+    assert "Kueue rejects" not in text
+    assert sum("gpu.memory unknown" in line for line in lines) == 0  # not repeated as an adjustment
+
+
+def test_verify_without_the_config_does_not_say_it_is_missing():
+    checks = {c.id: c for c in run_checks(gather(forbidding("resourceclaimtemplate", "ConfigMap")), None)}
+    assert checks["kueue-config"].status == "skip" and "forbidden" in checks["kueue-config"].message
+    installed = checks["kueue-installed"].message
+    assert "not found" not in installed and "configuration unknown (cannot get configmaps" in installed
+
+
+def test_without_deviceclasses_the_raw_extended_request_is_no_charge_line():
+    doc = explained("extended-resource", "job/finetune", "team-b", "DeviceClass")
+    assert "nvidia.com/gpu" not in {line.get("resource") for line in doc["podSets"][0]["lines"]}
+
+
+def test_verify_quota_coverage_does_not_pass_without_the_mappings_or_the_classes():
+    full = {c.id: c for c in run_checks(gather(forbidding("extended-resource")), None)}
+    assert full["quota-coverage"].status == "fail"
+    for kind in ("ConfigMap", "DeviceClass"):
+        checks = {c.id: c for c in run_checks(gather(forbidding("extended-resource", kind)), None)}
+        c = checks["quota-coverage"]
+        # a mapping no queue covers fails whatever the classes say; without the mappings, a skip
+        assert (c.status, kind) in (("fail", "DeviceClass"), ("skip", "ConfigMap")), (c.status, kind, c.message)
+        assert c.status == "fail" or "forbidden" in c.message
+    checks = {c.id: c for c in run_checks(gather(forbidding("extended-resource", "ConfigMap")), None)}
+    assert checks["dra-quota-configured"].status == "skip"

@@ -1,5 +1,7 @@
 """Selectors valid in Kubernetes that this tool cannot evaluate (issue 16 class 5): the device
-count is unknown with a SelectorNotEvaluable warning, never "does not compile" and never 0."""
+count is unknown with a SelectorNotEvaluable warning, never "does not compile" and never 0.
+(``cel.bind``, most of ``format()`` and optional selection chains are evaluated:
+tests/unit/test_cel_bind_format.py.)"""
 
 import json
 import shutil
@@ -9,9 +11,8 @@ import yaml
 from clirun import run
 
 UNEVALUABLE = {
-    "cel.bind": "cel.bind(d, device.driver, d == 'gpu.nvidia.com')",
-    "optional": "device.attributes['gpu.nvidia.com'].?productName.orValue('') != 'x'",
-    "format": "'%s'.format([device.driver]) == 'gpu.nvidia.com'",
+    "optional.of": "optional.of(device.driver).orValue('') == 'gpu.nvidia.com'",
+    "format %f": "'%.1f'.format([1.0]) == '1.0' && device.driver == 'gpu.nvidia.com'",
     "nested 120 deep": "(" * 120 + "device.driver == 'gpu.nvidia.com'" + ")" * 120,
 }
 

@@ -8,11 +8,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...dra.cel import KUEUE_DRA_V036, CelDialect, CelError, compile_selector
+from ...dra.cel import KUEUE_DRA_V036, CelCompileError, CelDialect, CelError, compile_selector
 from ..fielderrors import INTERNAL, INVALID, FieldError, FieldPath
 from ..podsets import PodSet
 from .inputs import ChargeInputs
-from .results import PodSetCharge, RequestRef, Stop
+from .results import PodSetCharge, RequestRef, Stop, Unknowable
 from .units import sat_add
 
 
@@ -72,6 +72,11 @@ def compile_errors(expressions: list[str], path: FieldPath, context: str,
     for i, expr in enumerate(expressions):
         try:
             compile_selector(expr, dialect)
+        except CelCompileError as e:
+            if e.unsupported:  # valid in Kubernetes: what Kueue makes of it is unknown, not a rejection
+                raise Unknowable("cel", str(e)) from None
+            errors.append(FieldError(INVALID, str(path.index(i).child("cel", "expression")),
+                                     f"{context}: {e}", expr))
         except CelError as e:
             errors.append(FieldError(INVALID, str(path.index(i).child("cel", "expression")),
                                      f"{context}: {e}", expr))

@@ -161,7 +161,8 @@ class ChargeEngine:
             if name in tally.replaced:
                 continue
             per_pod[name] = kueue_int_value(name, value)
-            charge.lines.insert(0, PodRequestsLine(name, per_pod[name]))
+            if name not in charge.unknown:  # a request whose charge is unknown is no charge line
+                charge.lines.insert(0, PodRequestsLine(name, per_pod[name]))
         for name, amount in tally.dra.items():
             per_pod[name] = sat_add(per_pod.get(name, 0), amount)
         charge.per_pod = {n: max(0, v) for n, v in sorted(per_pod.items())}

@@ -7,13 +7,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ...dra.cel import CelEvalError, SelectorEvaluator
+from ...dra.cel import CelCompileError, CelEvalError, SelectorEvaluator
 from ...dra.devices import Pool, ShapeIndex
 from ..fielderrors import INTERNAL, FieldError, FieldPath
 from ..mappings import Source
 from .common import Request, cel_selectors, compile_errors, not_found
 from .inputs import ChargeInputs
-from .results import Stop
+from .results import Stop, Unknowable
 
 #: per device shape: matched, not matched, or (which selector list, the CEL error)
 _Outcome = bool | tuple[str, CelEvalError]
@@ -79,6 +79,8 @@ def _outcome(ev: SelectorEvaluator, steps: tuple[tuple[str, list[str]], ...], dr
         try:
             if not ev.matches(sels, driver, device):
                 return False
+        except CelCompileError as e:  # a part this tool cannot evaluate, met on a device
+            raise Unknowable("counters", str(e)) from None
         except CelEvalError as e:
             return (what, e)
     return True

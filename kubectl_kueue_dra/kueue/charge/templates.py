@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...dra.cel import CelEvalError, SelectorEvaluator
+from ...dra.cel import CelCompileError, CelEvalError, SelectorEvaluator
 from ..fielderrors import INTERNAL, INVALID, NOT_FOUND, FieldError, FieldPath, aggregate
 from ..podsets import PodSet
 from .common import (
@@ -22,7 +22,7 @@ from .common import (
     template_spec,
 )
 from .inputs import ChargeInputs
-from .results import ClaimTemplateLine, Stop
+from .results import ClaimTemplateLine, Stop, Unknowable
 from .units import sat_add
 
 STEP = "claim-templates"
@@ -174,6 +174,8 @@ def _check_one(inputs: ChargeInputs, r: CelRequest, rpath: FieldPath, devices: l
     sel_path = str(rpath.child("exactly", "selectors"))
     try:
         n = _count_matches(inputs.evaluator, class_selectors, r, devices, matched)
+    except CelCompileError as e:  # a part this tool cannot evaluate, met on a device
+        raise Unknowable(STEP, str(e)) from None
     except CelEvalError as e:
         return FieldError(INVALID, sel_path, f"CEL evaluation failed for DeviceClass {r.device_class}: {e.detail}",
                           None)
