@@ -242,7 +242,7 @@ def test_past_admission_pods_claims_events_live(cluster_gates_on, loaded):
     once."""
     import perf
 
-    loaded("mig-partitionable")
+    setups.load(cluster_gates_on, "mig-partitionable")  # whatever an earlier test loaded since
     run = perf.plugin(cluster_gates_on.kubeconfig, ["explain", "job/pretrain", "-n", "ml-research", "-o", "json"],
                       capture=True)
     assert run.exit_code == 0, run.stderr
@@ -274,7 +274,7 @@ def test_past_admission_pods_claims_events_live(cluster_gates_on, loaded):
 def test_an_allocated_device_only_an_old_slice_generation_names_live(cluster_gates_on, loaded):
     """A pool republished at a higher generation with an old slice left behind: the allocation's
     device is looked up in the current generation only, and one only the old slice has is a finding."""
-    loaded("mig-partitionable")
+    setups.load(cluster_gates_on, "mig-partitionable")
     stale = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "a100-node-1-left-over"},
              "spec": {"driver": "gpu.nvidia.com", "nodeName": "a100-node-1",
                       "pool": {"name": "a100-node-1", "generation": 0, "resourceSliceCount": 1},
