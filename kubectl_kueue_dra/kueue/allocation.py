@@ -104,14 +104,15 @@ def pod_state(pod: dict[str, Any]) -> dict[str, Any]:
 
 
 def allocations(pods: list[dict[str, Any]], claims: list[dict[str, Any]] | None,
-                slices: list[dict[str, Any]]) -> list[dict[str, Any]]:
+                slices: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
     """One entry per allocated device of each pod's claims (or one per claim without an allocation);
     ``claims`` None (unreadable) leaves ``allocated`` and ``reserved`` None: unknown, not false.
     ``device`` is looked up in its pool's current generation: ``generation`` says "current",
     "stale" (only an older generation names it) or "missing"; the counters of a device not in the
-    current generation are None (unknown)."""
+    current generation are None (unknown). ``slices`` None (unreadable) leaves ``generation`` and
+    ``counters`` None."""
     by_name = {c["metadata"]["name"]: c for c in claims or []}
-    devices = DeviceIndex(slices)
+    devices = DeviceIndex(slices or [])
     out = []
     for pod in sorted(pods, key=lambda p: p["metadata"]["name"]):
         pod_name = pod["metadata"]["name"]
@@ -125,7 +126,10 @@ def allocations(pods: list[dict[str, Any]], claims: list[dict[str, Any]] | None,
                             "counters": {}, "allocated": False if claims is not None else None,
                             "reserved": reserved})
             for r in results:
+                where: str | None
                 where, device = devices.lookup(r.get("driver"), r.get("pool"), r.get("device"))
+                if slices is None:
+                    where, device = None, None
                 key = (r.get("driver"), r.get("pool"), r.get("device"))
                 out.append({"pod": pod_name, "claim": claim_name, "podClaim": pod_claim,
                             "request": r.get("request"),

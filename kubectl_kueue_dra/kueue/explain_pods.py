@@ -11,7 +11,7 @@ from ..findings import finding
 from ..k8s.envelope import owner_references
 from ..kube.view import ClusterView
 from .allocation import allocations, claim_results, overcharge, pod_state
-from .charge import ChargeResult, CounterLine
+from .charge import ChargeResult, CounterLine, Unknowable
 from .events import related_events
 from .past import counter_supply, unscheduled_findings
 from .subject import Subject
@@ -26,12 +26,20 @@ class SliceSource:
         self.view = view
 
     def __call__(self, driver: str | None) -> list[dict[str, Any]]:
-        if driver is None:
-            return self.view.try_list("ResourceSlice") or []
-        return self.view.try_list("ResourceSlice", field_selector={"spec.driver": driver}) or []
+        """The slices, or ``Unknowable`` naming the 403 (never an empty list for an unreadable one)."""
+        found = self.view.try_list("ResourceSlice") if driver is None else \
+            self.view.try_list("ResourceSlice", field_selector={"spec.driver": driver})
+        if found is None:
+            raise Unknowable("counters" if driver else "claim-templates", self.view.forbidden("ResourceSlice")
+                             or "the ResourceSlices could not be read")
+        return found
 
-    def for_drivers(self, drivers: set[str]) -> list[dict[str, Any]]:
-        return [s for d in sorted(drivers) for s in self(d)]
+    def for_drivers(self, drivers: set[str]) -> list[dict[str, Any]] | None:
+        """Those drivers' slices; None when they cannot be read."""
+        try:
+            return [s for d in sorted(drivers) for s in self(d)]
+        except Unknowable:
+            return None
 
 
 def _owner(subject: Subject) -> tuple[str, dict[str, Any]] | None:
@@ -47,16 +55,20 @@ def _owner(subject: Subject) -> tuple[str, dict[str, Any]] | None:
     return None
 
 
-def _workload_pods(view: ClusterView, namespace: str, owner: tuple[str, dict[str, Any]] | None) -> list[dict[str, Any]]:
+def _workload_pods(view: ClusterView, namespace: str,
+                   owner: tuple[str, dict[str, Any]] | None) -> list[dict[str, Any]] | None:
     """The owner's pods, from one list of the namespace's pods (cached: a workload list reads it
-    once): those whose ownerReferences name the owner's uid (its kind and name when no uid is known)."""
+    once): those whose ownerReferences name the owner's uid (its kind and name when no uid is
+    known); None when the pods cannot be read."""
     if owner is None:
         return []
     kind, obj = owner
     if kind == "Pod" and "spec" in obj:
         return [obj]
     meta = obj.get("metadata") or {}
-    pods: list[dict[str, Any]] = view.try_list("Pod", namespace) or []
+    pods: list[dict[str, Any]] | None = view.try_list("Pod", namespace)
+    if pods is None:
+        return None
     if kind == "Pod":
         return [p for p in pods if p["metadata"]["name"] == meta.get("name")]
     uid, name = meta.get("uid"), meta.get("name")
@@ -68,7 +80,7 @@ def _workload_pods(view: ClusterView, namespace: str, owner: tuple[str, dict[str
 @dataclass
 class PastAdmission:
     """The pods of a workload, their claims' devices, the findings on them, and the events."""
-    pods: list[dict[str, Any]]
+    pods: list[dict[str, Any]] | None  # None: the pods could not be read
     allocations: list[dict[str, Any]]
     events: list[dict[str, Any]] | None  # None: the events could not be read
     findings: list[dict[str, Any]] = field(default_factory=list)
@@ -76,10 +88,15 @@ class PastAdmission:
 
 def past_admission(view: ClusterView, subject: Subject, slices: SliceSource, result: ChargeResult) -> PastAdmission:
     owner = _owner(subject)
-    pods = _workload_pods(view, subject.namespace, owner)
+    listed = _workload_pods(view, subject.namespace, owner)
+    pods = listed or []
     states = [pod_state(p) for p in sorted(pods, key=lambda p: p["metadata"]["name"])]
     allocated = _allocations(view, subject, slices, pods)
-    past = PastAdmission(states, allocated, _events(view, subject, owner, pods))
+    past = PastAdmission(states if listed is not None else None, allocated, _events(view, subject, owner, pods))
+    if listed is None:
+        past.findings.append(finding("warning", "PodsUnknown", "the workload's pods, their claims and devices are "
+                                     "unknown (the pods could not be read); the answer is partial",
+                                     "grant list on pods in the namespace"))
     past.findings.extend(overcharge_findings(allocated, result))
     past.findings.extend(stale_device_findings(allocated))
     needs = _counter_needs(result)
@@ -88,7 +105,8 @@ def past_admission(view: ClusterView, subject: Subject, slices: SliceSource, res
             and needs:
         claims = view.try_list("ResourceClaim")  # every claim holds devices the counters lose
         drivers = {d for lines in needs.values() for d, _, _, _ in lines}
-        supply = counter_supply(slices.for_drivers(drivers), claims) if claims is not None else None
+        listed = slices.for_drivers(drivers)
+        supply = counter_supply(listed, claims) if claims is not None and listed is not None else None
     past.findings.extend(unscheduled_findings(states, needs, supply))
     if past.events is None:
         past.findings.append(finding("warning", "EventsUnknown", "the events of the Workload, its Job and pods are "
@@ -156,3 +174,4 @@ def overcharge_findings(allocated: list[dict[str, Any]], result: ChargeResult) -
                     f"{len(low)} allocated device(s) consume less: {shown}",
                     "narrow the request's CEL selector to one device shape to make the charge exact"))
     return out
+
