@@ -260,6 +260,7 @@ def test_past_admission_pods_claims_events_live(cluster_gates_on, loaded):
         ("Pod/pretrain-h2d6n", "FailedScheduling", 5), ("Pod/pretrain-w8c3j", "FailedScheduling", 5)]
     assert [e["lastSeen"] for e in doc["events"]] == sorted(e["lastSeen"] for e in doc["events"])
     gets = [c["path"] for c in run.stats["calls"] if c["method"] == "GET" and "continue=" not in c["path"]]
+    print(f"explain job/pretrain: {run.stats['requests']} requests, {len(gets)} GETs")
     assert len([p for p in gets if "/events" in p]) == 1, gets  # one list of the namespace's events
     assert len(gets) == len(set(gets)), sorted(gets)
 
