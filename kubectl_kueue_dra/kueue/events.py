@@ -1,7 +1,7 @@
 """The recent events of a Workload, its Job and its pods, as ``kubectl describe`` shows them.
 
 Pure. Events of one namespace (one list per explain) are kept when their ``involvedObject`` is one
-of the objects asked for (by uid when both sides have one, else by kind and name), merged when the
+of the objects asked for (its kind and name; its uid too when both sides have one), merged when the
 same object repeats the same type, reason and message (counts added, the latest time kept), and
 sorted oldest first so the newest is last.
 """

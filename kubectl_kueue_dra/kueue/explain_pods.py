@@ -55,16 +55,20 @@ def _owner(subject: Subject) -> tuple[str, dict[str, Any]] | None:
     return None
 
 
-def _workload_pods(view: ClusterView, namespace: str, owner: tuple[str, dict[str, Any]] | None) -> list[dict[str, Any]]:
+def _workload_pods(view: ClusterView, namespace: str,
+                   owner: tuple[str, dict[str, Any]] | None) -> list[dict[str, Any]] | None:
     """The owner's pods, from one list of the namespace's pods (cached: a workload list reads it
-    once): those whose ownerReferences name the owner's uid (its kind and name when no uid is known)."""
+    once): those whose ownerReferences name the owner's uid (its kind and name when no uid is
+    known); None when the pods cannot be read."""
     if owner is None:
         return []
     kind, obj = owner
     if kind == "Pod" and "spec" in obj:
         return [obj]
     meta = obj.get("metadata") or {}
-    pods: list[dict[str, Any]] = view.try_list("Pod", namespace) or []
+    pods: list[dict[str, Any]] | None = view.try_list("Pod", namespace)
+    if pods is None:
+        return None
     if kind == "Pod":
         return [p for p in pods if p["metadata"]["name"] == meta.get("name")]
     uid, name = meta.get("uid"), meta.get("name")
@@ -76,7 +80,7 @@ def _workload_pods(view: ClusterView, namespace: str, owner: tuple[str, dict[str
 @dataclass
 class PastAdmission:
     """The pods of a workload, their claims' devices, the findings on them, and the events."""
-    pods: list[dict[str, Any]]
+    pods: list[dict[str, Any]] | None  # None: the pods could not be read
     allocations: list[dict[str, Any]]
     events: list[dict[str, Any]] | None  # None: the events could not be read
     findings: list[dict[str, Any]] = field(default_factory=list)
@@ -84,10 +88,15 @@ class PastAdmission:
 
 def past_admission(view: ClusterView, subject: Subject, slices: SliceSource, result: ChargeResult) -> PastAdmission:
     owner = _owner(subject)
-    pods = _workload_pods(view, subject.namespace, owner)
+    listed = _workload_pods(view, subject.namespace, owner)
+    pods = listed or []
     states = [pod_state(p) for p in sorted(pods, key=lambda p: p["metadata"]["name"])]
     allocated = _allocations(view, subject, slices, pods)
-    past = PastAdmission(states, allocated, _events(view, subject, owner, pods))
+    past = PastAdmission(states if listed is not None else None, allocated, _events(view, subject, owner, pods))
+    if listed is None:
+        past.findings.append(finding("warning", "PodsUnknown", "the workload's pods, their claims and devices are "
+                                     "unknown (the pods could not be read); the answer is partial",
+                                     "grant list on pods in the namespace"))
     past.findings.extend(overcharge_findings(allocated, result))
     past.findings.extend(stale_device_findings(allocated))
     needs = _counter_needs(result)

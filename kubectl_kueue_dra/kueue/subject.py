@@ -8,6 +8,7 @@ from typing import Any
 
 from ..errors import UserError
 from ..kube.errors import Forbidden
+from ..k8s.envelope import owner_references
 from ..kube.manifest import Manifest
 from ..kube.refs import Ref
 from ..kube.view import ClusterView
@@ -44,15 +45,14 @@ class Subject:
         owner = self.owner
         if owner is not None:
             return f"{str(owner.get('kind') or 'job').lower()}/{(owner.get('metadata') or {}).get('name')}"
-        refs = ((self.workload or {}).get("metadata") or {}).get("ownerReferences") or []
-        controller = next((o for o in refs if isinstance(o, dict) and o.get("controller")), None)
+        controller = next((o for o in owner_references(self.workload or {}) if o.get("controller")), None)
         if controller and controller.get("kind") and controller.get("name"):
             return f"{str(controller['kind']).lower()}/{controller['name']}"
         return None
 
 
 def _owned_by(workload: dict[str, Any], ref: Ref, uid: str | None) -> bool:
-    for owner in (workload.get("metadata") or {}).get("ownerReferences") or []:
+    for owner in owner_references(workload):
         group = (owner.get("apiVersion") or "").rpartition("/")[0]
         if owner.get("kind") == ref.kind and owner.get("name") == ref.name and group == ref.group \
                 and (uid is None or owner.get("uid") == uid):
@@ -106,7 +106,7 @@ def resolve(view: ClusterView, ref: Ref, namespace: str, kueue_namespace: str | 
         if owner is None:
             raise UserError(f'{ref.kind.lower()} "{ref.name}" not found in namespace "{namespace}"')
         if ref.kind == "Pod":
-            for o in (owner.get("metadata") or {}).get("ownerReferences") or []:
+            for o in owner_references(owner):
                 if o.get("controller") and o.get("kind") == "Job":
                     return resolve(view, Ref("Job", "batch", o["name"]), namespace, kueue_namespace)
     uid = ((owner or {}).get("metadata") or {}).get("uid")

@@ -86,15 +86,14 @@ def _request_class(claim: dict[str, Any], request: str | None) -> str | None:
 
 def _charged_owners(workloads: list[dict[str, Any]]) -> set[str]:
     """The uids of what owns an admitted Workload (its Job, JobSet, plain Pod…)."""
-    return {str(o.get("uid")) for wl in workloads if is_admitted(wl)
-            for o in owner_references(wl) if o.get("uid")}
+    return {o["uid"] for wl in workloads if is_admitted(wl)
+            for o in owner_references(wl) if isinstance(o.get("uid"), str) and o["uid"]}
 
 
 def _pod_charged(pod: dict[str, Any], owners: set[str]) -> bool:
     meta = pod.get("metadata") or {}
-    if meta.get("uid") in owners or PODSET_LABEL in (meta.get("labels") or {}):
-        return True
-    return any(o.get("uid") in owners for o in owner_references(pod))
+    uids = [meta.get("uid")] + [o.get("uid") for o in owner_references(pod)]
+    return PODSET_LABEL in (meta.get("labels") or {}) or any(isinstance(u, str) and u in owners for u in uids)
 
 
 def uncharged_devices(claims: list[dict[str, Any]], pods: list[dict[str, Any]], workloads: list[dict[str, Any]],
@@ -125,7 +124,8 @@ def uncharged_devices(claims: list[dict[str, Any]], pods: list[dict[str, Any]], 
             else:
                 continue
             out.devices.append({"namespace": ns, "claim": meta.get("name"), "pods": sorted(holders),
-                                "driver": r.get("driver"), "pool": r.get("pool"), "device": r.get("device"),
+                                "driver": str(r.get("driver") or "(no driver)"), "pool": r.get("pool"),
+                                "device": r.get("device"),
                                 "deviceClass": device_class, "reason": reason})
     return out
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..k8s.envelope import owner_references
 from ..kube.view import ClusterView
 from .podsets import podsets_from_workload
 from .subject import Subject
@@ -53,8 +54,9 @@ def workloads_in_scope(view: ClusterView, scope: Scope) -> list[dict[str, Any]]:
 
 
 def _owner_of(wl: dict[str, Any]) -> str | None:
-    for owner in (wl.get("metadata") or {}).get("ownerReferences") or []:
-        if owner.get("controller") or len(wl["metadata"]["ownerReferences"]) == 1:
+    refs = owner_references(wl)
+    for owner in refs:
+        if owner.get("controller") or len(refs) == 1:
             return f"{str(owner.get('kind', '')).lower()}/{owner.get('name')}"
     return None
 

@@ -392,6 +392,36 @@ def test_explain_table_and_wide():
     assert not any(line.startswith("POD SET") for line in headless)
 
 
+def test_explain_table_after_admission_pods_claims_and_events():
+    """An admitted job whose pods wait (the example's pretrain): the pods, their unallocated claims,
+    the scheduler's reason translated with the fragmentation numbers, the events newest last."""
+    lines = run("explain", "job/pretrain", "-n", "ml-research", "--from", MIG).stdout.splitlines()
+    head = lines.index("Pods and the devices their claims were allocated:")
+    assert lines[head + 1].split()[:4] == ["POD", "SET", "POD", "PHASE"]
+    assert lines[head + 2].split() == ["main", "pretrain-h2d6n", "Pending", "-", "pretrain-h2d6n-gpu-n6d2h", "-",
+                                       "-", "-", "no", "no"]
+    events = lines.index("Events (newest last):")
+    rows = [line.split()[:5] for line in lines[events + 2:events + 9]]
+    assert rows[0][:2] == ["2026-09-01T08:00:00Z", "Job/pretrain"]
+    assert rows[-1] == ["2026-09-01T08:09:05Z", "Pod/pretrain-w8c3j", "Warning", "FailedScheduling", "5"]
+    [warning] = [line for line in lines if line.startswith("warning: 2 pod(s) of pod set main not scheduled")]
+    assert "counter memory of gpu.nvidia.com is fragmented" in warning and warning.endswith("[DevicesUnavailable]")
+    assert "552Gi memory is free in the cluster, at most 35328Mi on one counter set" in warning
+    running = run("explain", "job/notebook-eval", "-n", "ml-research", "--from", MIG).stdout
+    assert "gpu.nvidia.com/a100-node-1/gpu-0-mig-1g5gb-19-0  memory=4864Mi  yes" in running
+    wide = run("explain", "job/notebook-eval", "-n", "ml-research", "--from", MIG, "-o", "wide").stdout
+    assert "memory-slice-0=1, multiprocessors=14" in wide  # every counter in -o wide
+
+
+def test_classes_and_verify_count_the_devices_kueue_does_not_charge():
+    proc = run("classes", "--from", MIG)
+    assert "warning: 12 device(s) of gpu.nvidia.com are allocated to pods Kueue does not charge: 12 in sandbox " \
+        "(no admitted Workload: jupyter-00, jupyter-01, jupyter-02 and 9 more) [UnchargedDevices]" in proc.stdout
+    doc = json.loads(run("verify", "--from", MIG, "-o", "json").stdout)
+    [check] = [c for c in doc["checks"] if c["id"] == "uncharged-devices"]
+    assert check["status"] == "warn" and check["uncharged"]["byDriver"] == {"gpu.nvidia.com": 12}
+
+
 def test_explain_table_of_a_manifest_what_if(tmp_path):
     job = tmp_path / "job.yaml"
     job.write_text("""apiVersion: batch/v1
