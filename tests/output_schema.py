@@ -59,7 +59,7 @@ EXPLAIN = _obj({"workload": {"type": ["object", "null"]}, "manifest": {"type": [
                 "podSets": {"type": "array", "items": POD_SET}, "queue": {"type": ["object", "null"]},
                 "partial": _BOOL, "findings": FINDINGS, "kueueInstallation": INSTALLATION})
 
-CHECK = _obj({"id": _STR, "status": {"enum": ["pass", "warn", "fail", "skip"]}, "message": _STR,
+CHECK = _obj({"id": _STR, "status": {"enum": ["pass", "warn", "fail", "skip", "info"]}, "message": _STR,
               "fix": _NSTR, "category": _STR})
 VERIFY = _obj({"checks": {"type": "array", "items": CHECK}, "summary": {"type": ["object", "string"]},
                "kubernetesGates": {"type": "array", "items": _obj({"name": _STR, "state": _NSTR})},

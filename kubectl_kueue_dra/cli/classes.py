@@ -8,35 +8,40 @@ from .options import READ_COMMAND, command_options, with_global_options, with_sn
 
 
 @click.group(cls=WholeSummaryGroup, invoke_without_command=True,
-             short_help="DeviceClasses, the quota resource each one charges, matching devices.", epilog="""\b
+             short_help="List the DeviceClasses, their quota resource and their devices.", epilog="""\b
 Examples:
   kubectl kueue-dra classes
   kubectl kueue-dra classes -o wide           # with the CEL selectors
   kubectl kueue-dra classes --from must-gather.local.1234/
+  kubectl kueue-dra classes --devices                # the matching devices, by shape
+  kubectl kueue-dra classes --devices mig.nvidia.com # one class: counters, counter selectors
   kubectl kueue-dra classes set-extended-resource gpu.nvidia.com nvidia.com/gpu
 """)
+@click.option("--devices", "devices", is_flag=False, flag_value="", default=None, metavar="[CLASS]",
+              help="List the devices each class (or CLASS) matches, grouped by shape: driver, pools, what "
+                   "the selectors read, the counters consumed, whether each counter selector matches.")
 @KUEUE_NAMESPACE_OPTION
 @with_snapshot_option
 @with_global_options
 @click.pass_context
-def classes(ctx: click.Context, kueue_namespace: str | None) -> int:
+def classes(ctx: click.Context, devices: str | None, kueue_namespace: str | None) -> int:
     """DeviceClasses, the quota resource each one charges, matching devices.
 
     For each DeviceClass: its extendedResourceName, the quota resource Kueue charges for it (the
     deviceClassMappings name wins over extendedResourceName), the ClusterQueues covering that
     resource, how many devices in complete ResourceSlice pools match its selectors, and what
-    would keep its GPUs out of quota.
+    would keep its GPUs out of quota. With --devices [CLASS]: those devices, grouped by shape.
     """
     if ctx.invoked_subcommand:
         return 0
     from ..kueue.classes_service import ClassesRequest, classes_document
-    from ..render.classes import classes_text
+    from ..render.classes import classes_text, devices_text
     from ..render.output import emit
 
-    request = ClassesRequest(kueue_namespace).validate()
+    request = ClassesRequest(kueue_namespace, devices).validate()
     opts = command_options(ctx, READ_COMMAND)
     document = classes_document(open_view(opts), request)
-    emit(document, opts.output, lambda d: classes_text(d, opts))
+    emit(document, opts.output, lambda d: (devices_text if devices is not None else classes_text)(d, opts))
     return 0
 
 

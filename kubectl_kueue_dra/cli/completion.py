@@ -232,7 +232,7 @@ def _source(shell: str) -> str:
     return comp_cls(cli, {}, COMMAND_NAME, COMPLETE_VAR).source()
 
 
-@click.command(short_help="Shell completion: bash, zsh or fish script, or the kubectl one.", epilog="""\b
+@click.command(short_help="Print a completion script for bash, zsh, fish or kubectl.", epilog="""\b
 Examples:
   # kubectl kueue-dra <TAB> (with kubectl's own completion set up): put this on PATH
   kubectl kueue-dra completion kubectl > ~/.krew/bin/kubectl_complete-kueue_dra

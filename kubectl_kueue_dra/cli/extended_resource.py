@@ -9,7 +9,7 @@ from .map import DRY_RUN_OPTION
 from .options import CHANGE_COMMAND, command_options, with_global_options, with_snapshot_option
 
 
-@click.command("set-extended-resource", epilog="""\b
+@click.command("set-extended-resource", short_help="Set or clear a DeviceClass's extendedResourceName.", epilog="""\b
 Examples:
   kubectl kueue-dra classes set-extended-resource gpu.nvidia.com nvidia.com/gpu
   kubectl kueue-dra classes set-extended-resource gpu.nvidia.com nvidia.com/gpu --dry-run=server

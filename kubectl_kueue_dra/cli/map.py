@@ -34,7 +34,7 @@ def _group_param(ctx: click.Context, name: str) -> Any:
 
 
 @click.group("map", cls=WholeSummaryGroup, invoke_without_command=True,
-             short_help="deviceClassMappings: show them, and set or remove one safely.", epilog="""\b
+             short_help="Show the deviceClassMappings, or change one safely.", epilog="""\b
 Examples:
   kubectl kueue-dra map
   kubectl kueue-dra map -o wide                     # with the CEL selectors
@@ -104,7 +104,7 @@ def _emit_refusal(e: Any, opts: Any) -> None:
          opts.output, lambda d: "")
 
 
-@map_.command("set", epilog="""\b
+@map_.command("set", short_help="Add the mapping NAME, or replace it.", epilog="""\b
 Examples:
   kubectl kueue-dra map set gpu --device-class gpu.nvidia.com
   kubectl kueue-dra map set gpu.memory --device-class gpu.nvidia.com \\
@@ -148,7 +148,7 @@ def set_(ctx: click.Context, name: str, device_classes: tuple[str, ...], counter
                                       dry_run, kueue_namespace, kueue_version, restart, timeout))
 
 
-@map_.command("remove", epilog="""\b
+@map_.command("remove", short_help="Remove the mapping NAME, or some of its classes.", epilog="""\b
 Examples:
   kubectl kueue-dra map remove gpu
   kubectl kueue-dra map remove gpu.memory --device-class mig.nvidia.com

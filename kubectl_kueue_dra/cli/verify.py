@@ -7,7 +7,7 @@ from .context import open_view
 from .options import READ_COMMAND, command_options, with_global_options, with_snapshot_option
 
 
-@click.command(short_help="Check feature gates, DRA driver, mappings and queues: is GPU quota enforced?",
+@click.command(short_help="Check that GPU quota through Kueue and DRA is enforced.",
                epilog="""\b
 Examples:
   kubectl kueue-dra verify
@@ -27,12 +27,14 @@ Examples:
 def verify(ctx: click.Context, paths: tuple[str, ...], no_probe: bool, kueue_namespace: str | None) -> int:
     """Check feature gates, DRA driver, mappings and queues: is GPU quota enforced?
 
-    Kubernetes gates (DynamicResourceAllocation, DRAExtendedResource, DRAPartitionableDevices,
-    DRAConsumableCapacity) are learned from the OpenShift FeatureGate, the API server's /metrics, a
-    server-side dry-run create (nothing is stored) or the version's default, and each says how.
-    Then Kueue (version, configuration, its DRA gates), the DRA driver's ResourceSlices, the
-    DeviceClasses and counters the mappings name, the ClusterQueues covering each quota resource,
-    and the namespaces of LocalQueues. Exit 1 when a check fails.
+    First the platform version each path in use needs (OpenShift from ClusterVersion, else the
+    Kubernetes version). Kubernetes gates (DynamicResourceAllocation, DRAExtendedResource,
+    DRAPartitionableDevices, DRAConsumableCapacity) are learned from the OpenShift FeatureGate, the
+    API server's /metrics, a server-side dry-run create (nothing is stored) or the version's
+    default, and each says how. Then Kueue (version, configuration, its DRA gates), the DRA
+    driver's ResourceSlices, the DeviceClasses and counters the mappings name, the ClusterQueues
+    covering each quota resource, and the namespaces of LocalQueues. Every other DRA gate,
+    Kubernetes' and Kueue's, is listed with its state as INFO. Exit 1 when a check fails.
     """
     from ..render.output import emit
     from ..render.verify import verify_text

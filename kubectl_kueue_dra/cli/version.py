@@ -29,7 +29,7 @@ def client_version() -> dict[str, Any]:
     }
 
 
-@click.command(short_help="Plugin, server and Kueue versions, and where Kueue runs.", epilog="""\b
+@click.command(short_help="Print the plugin, server, OpenShift and Kueue versions.", epilog="""\b
 Examples:
   kubectl kueue-dra version
   kubectl kueue-dra version --client        # no cluster access

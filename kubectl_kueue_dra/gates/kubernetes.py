@@ -11,15 +11,52 @@ from .model import (DRA, DRA_CONSUMABLE, DRA_EXTENDED, DRA_PARTITIONABLE, K8S_GA
                     GateState, resolve)
 from .openshift import featuregate_spec, featuregate_spec_evidence, featuregate_status_evidence
 
-# Upstream stage and default per Kubernetes minor (versioned feature specs; research
-# k8s-dra-api.md §6). A minor not listed takes the nearest lower one; below the first, the gate
-# does not exist (its fields are not served, so it is off).
+# Upstream stage and default per Kubernetes minor: the versioned feature specs of k8s.io/kubernetes
+# pkg/features/kube_features.go (v1.36.3), the 1.37 entry from the research notes (k8s-dra-api.md
+# §6). A minor not listed takes the nearest lower one; below the first, the gate does not exist
+# (its fields are not served, so it is off). The four gates Kueue's paths need come first; the
+# other DRA gates are listed so that ``verify`` can say the state of every one.
 _K8S_SPECS: dict[str, dict[int, tuple[str, bool]]] = {
     DRA: {26: ("ALPHA", False), 32: ("BETA", False), 34: ("GA", True)},
     DRA_EXTENDED: {34: ("ALPHA", False), 36: ("BETA", True), 37: ("GA", True)},
     DRA_PARTITIONABLE: {33: ("ALPHA", False), 36: ("BETA", True)},
     DRA_CONSUMABLE: {34: ("ALPHA", False), 36: ("BETA", True)},
+    "DRAAdminAccess": {32: ("ALPHA", False), 34: ("BETA", True), 36: ("GA", True)},
+    "DRADeviceBindingConditions": {34: ("ALPHA", False), 36: ("BETA", True)},
+    "DRADeviceTaintRules": {35: ("ALPHA", False), 36: ("BETA", False)},
+    "DRADeviceTaints": {33: ("ALPHA", False), 36: ("BETA", True)},
+    "DRAListTypeAttributes": {36: ("ALPHA", False)},
+    "DRANodeAllocatableResources": {36: ("ALPHA", False)},
+    "DRAPrioritizedList": {33: ("ALPHA", False), 34: ("BETA", True), 36: ("GA", True)},
+    "DRAResourceClaimDeviceStatus": {32: ("ALPHA", False), 33: ("BETA", True)},
+    "DRAResourceClaimGranularStatusAuthorization": {36: ("BETA", True)},
+    "DRAResourcePoolStatus": {36: ("ALPHA", False)},
+    "DRASchedulerFilterTimeout": {34: ("BETA", True)},
+    "DRAWorkloadResourceClaims": {36: ("ALPHA", False)},
 }
+#: every DRA gate this plugin knows: the four the paths need, then the others by name
+DRA_GATES = K8S_GATES + tuple(sorted(set(_K8S_SPECS) - set(K8S_GATES)))
+
+#: the Kubernetes minor from which resource.k8s.io/v1 is served (DynamicResourceAllocation GA):
+#: Kueue's DRA integration reads only v1
+DRA_V1_MINOR = 34
+
+
+def is_dra_gate(name: str) -> bool:
+    """A Kubernetes gate of DRA: DynamicResourceAllocation and every DRA* gate."""
+    return name == DRA or name.startswith("DRA")
+
+
+def minimum_minor(gate: str) -> int:
+    """The first Kubernetes minor where Kueue can use the feature of ``gate``: the gate exists and
+    resource.k8s.io/v1 is served."""
+    return max(DRA_V1_MINOR, min(_K8S_SPECS[gate]))
+
+
+def default_on_minor(gate: str) -> int | None:
+    """The first Kubernetes minor where ``gate`` is on by default (None: not yet)."""
+    on = [m for m, (_, default) in _K8S_SPECS[gate].items() if default]
+    return min(on) if on else None
 
 
 def kube_minor(version_doc: dict[str, Any] | None) -> int | None:
@@ -213,7 +250,7 @@ class KubernetesInputs:
 def resolve_kubernetes_gates(inp: KubernetesInputs) -> dict[str, GateState]:
     spec = featuregate_spec(inp.feature_gate)
     out: dict[str, GateState] = {}
-    for gate in K8S_GATES:
+    for gate in dra_gate_names(inp):
         evidence: list[Evidence] = []
         if gate == DRA and inp.dra_versions is not None:
             if inp.dra_served:
@@ -234,6 +271,21 @@ def resolve_kubernetes_gates(inp: KubernetesInputs) -> dict[str, GateState]:
         found = objects_evidence(gate, inp.device_classes, inp.slices)
         if found is not None:
             evidence.append(found)
-        evidence.append(default_evidence(gate, inp.minor, inp.minor_source))
+        if gate in _K8S_SPECS:
+            evidence.append(default_evidence(gate, inp.minor, inp.minor_source))
+        else:
+            evidence.append(Evidence("default", None, f"{gate} is not in this plugin's table of "
+                                                      "Kubernetes gates, so its default is not known"))
         out[gate] = resolve(gate, evidence)
     return out
+
+
+def dra_gate_names(inp: KubernetesInputs) -> list[str]:
+    """The DRA gates to resolve: those this plugin knows, then any other DRA gate the server's
+    /metrics or the OpenShift FeatureGate names (a newer Kubernetes)."""
+    seen = set(inp.metrics or {})
+    for entry in ((inp.feature_gate or {}).get("status") or {}).get("featureGates") or []:
+        for key in ("enabled", "disabled"):
+            seen |= {str(i.get("name")) if isinstance(i, dict) else str(i) for i in entry.get(key) or []}
+    extra = sorted(n for n in seen if is_dra_gate(n) and n not in DRA_GATES)
+    return list(DRA_GATES) + extra

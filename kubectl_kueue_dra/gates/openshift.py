@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .kueue import KUEUE_EXTENDED, KUEUE_PARTITIONABLE, kueue_default
-from .model import DRA_EXTENDED, DRA_PARTITIONABLE, Evidence, GateState
+from .model import DRA, DRA_EXTENDED, DRA_PARTITIONABLE, Evidence, GateState
 
 
 def openshift_version(cluster_version: dict[str, Any] | None) -> str | None:
@@ -23,15 +23,31 @@ def openshift_version(cluster_version: dict[str, Any] | None) -> str | None:
 
 def openshift_kube_minor(ocp_version: str | None) -> int | None:
     """OCP 4.20 → 1.33, 4.21 → 1.34, 4.22 → 1.35, 4.23 and 5.0 → 1.36 (openshift/api go.mod)."""
-    match = re.match(r"(\d+)\.(\d+)", ocp_version or "")
-    if not match:
+    release = release_of(ocp_version)
+    if release is None:
         return None
-    major, minor = int(match.group(1)), int(match.group(2))
+    major, minor = release
     if major == 4 and minor >= 12:
         return minor + 13
     if major == 5 and minor == 0:
         return 36
     return None
+
+
+#: the first OpenShift release whose Kubernetes serves each path's gate as Red Hat's documentation
+#: of the Red Hat build of Kueue requires it ("Integrating Dynamic Resource Allocation": DRA quota
+#: needs 4.21 or later, partitionable devices 4.22 or later); the operator takes no capacity sources
+OPENSHIFT_MINIMUM: dict[str, tuple[int, int]] = {DRA: (4, 21), DRA_EXTENDED: (4, 21), DRA_PARTITIONABLE: (4, 22)}
+
+#: the one line verify prints on OpenShift (Red Hat documents the feature as a Technology Preview)
+TECHNOLOGY_PREVIEW = ("Kueue's DRA quota management is a Technology Preview feature of the Red Hat build of "
+                      "Kueue on OpenShift (not supported for production use)")
+
+
+def release_of(ocp_version: str | None) -> tuple[int, int] | None:
+    """(major, minor) of an OpenShift version string such as ``4.21.3``."""
+    match = re.match(r"(\d+)\.(\d+)", ocp_version or "")
+    return (int(match.group(1)), int(match.group(2))) if match else None
 
 
 def featuregate_status_entry(feature_gate: dict[str, Any] | None, version: str | None

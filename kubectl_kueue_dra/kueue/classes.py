@@ -187,3 +187,48 @@ def _selector_problem(name: str, e: Exception) -> dict[str, Any]:
                        "the number of matching devices is unknown", _NOT_EVALUABLE_FIX)
     return finding("error", "SelectorInvalid", f"selector of {name} does not compile: {e}",
                    f"fix the CEL expression in DeviceClass {name} spec.selectors")
+
+
+def class_devices(dc: dict[str, Any], *, mappings: list[Mapping] | None, pools: list[Pool],
+                  evaluator: SelectorEvaluator) -> dict[str, Any]:
+    """The devices one DeviceClass matches, grouped by shape (``dra/device_shapes``): what its
+    selectors and its mappings' counter selectors read, the counters those mappings charge (every
+    counter when none does), and whether each counter source's deviceSelector matches."""
+    from ..dra.device_shapes import device_shapes
+
+    name = dc["metadata"]["name"]
+    selectors = class_selectors(dc)
+    sources = [(m.name, s) for m in mappings_for(mappings, name) for s in m.counter_sources] if mappings else []
+    findings: list[dict[str, Any]] = []
+    for expr in selectors:
+        try:
+            compile_selector(expr)
+        except CelError as e:
+            findings.append(_selector_problem(name, e))
+    doc: dict[str, Any] = {
+        "deviceClass": name, "selectors": selectors,
+        "counterSources": [dict(s.to_json(), mapping=m) for m, s in sources],
+        "matchingDevices": None, "shapes": [], "findings": findings}
+    if findings:
+        return doc
+    labels = [f"{m}/{s.name}" for m, s in sources]
+    report = device_shapes(pools, selectors, evaluator, counters={s.name for _, s in sources} or None,
+                           tests=[(s.driver, [s.selector] if s.selector else []) for _, s in sources])
+    shapes = sorted(report.shapes, key=lambda s: (s.driver, -s.devices, repr(s.read), repr(s.counters)))
+    doc["shapes"] = [s.to_json(labels) for s in shapes]
+    doc["matchingDevices"] = sum(s.devices for s in shapes)
+    for message, n in report.errors.items():
+        findings.append(finding("error", "SelectorEvaluationError",
+                                f"selector of {name} fails on {n} device(s): {message}; they are not listed",
+                                "guard the attribute with has(...) or use an attribute the driver publishes"))
+    if report.incomplete_pool_devices:
+        findings.append(finding("info", "IncompletePool",
+                                f"{report.incomplete_pool_devices} matching device(s) are in incomplete pools and "
+                                "are not listed (not allocatable until the driver publishes every slice)", None))
+    for label, (_, source) in zip(labels, sources):
+        if shapes and not any(s.tests[labels.index(label)] is True for s in shapes):
+            findings.append(finding("warning", "CounterSelectorMatchesNone",
+                                    f"the counter source {label} (driver {source.driver}) matches none of the "
+                                    f"devices of {name}: Kueue charges them nothing under {label.split('/')[0]}",
+                                    "check the source's driver and deviceSelector (kubectl kueue-dra map -o wide)"))
+    return doc

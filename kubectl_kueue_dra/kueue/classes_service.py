@@ -9,6 +9,7 @@ from ..errors import UserError
 from ..findings import config_findings, is_partial, unreadable_findings
 from ..kube.view import ClusterView
 from . import flags
+from .command import cli_of, document_for_cli
 from .config import load_kueue_config
 from .installation import installation_of
 
@@ -16,6 +17,8 @@ from .installation import installation_of
 @dataclass
 class ClassesRequest:
     kueue_namespace: str | None = None
+    #: --devices: None = the classes report; "" = the devices of every class; else of that class
+    devices: str | None = None
 
     def validate(self) -> ClassesRequest:
         flags.kueue_namespace(self.kueue_namespace)
@@ -37,13 +40,43 @@ def classes_document(view: ClusterView, req: ClassesRequest) -> dict[str, Any]:
     slices = view.try_list("ResourceSlice")
     pools = group_pools(slices) if slices is not None else None
     findings = config_findings(config, view)
+    if req.devices is not None:
+        return _devices_document(view, req.devices, device_classes, installation, pools, findings)
     report = classes_report(device_classes, mappings=installation.effective.mappings if config.found else None,
                             cluster_queues=cluster_queues, pools=pools, evaluator=SelectorEvaluator())
-    return {
+    return document_for_cli({
         "source": view.source,
         "kueueConfig": config.target() if config.found else None,
         "kueueInstallation": installation.to_json(),
         "partial": is_partial(view),
         "deviceClasses": report,
         "findings": unreadable_findings(view) + findings,
-    }
+    }, cli_of(view, config))
+
+
+def _devices_document(view: ClusterView, wanted: str, device_classes: list[dict[str, Any]], installation: Any,
+                      pools: Any, findings: list[dict[str, Any]]) -> dict[str, Any]:
+    """``classes --devices [CLASS]``: the matching devices of each class, grouped by shape."""
+    from ..dra.cel import SelectorEvaluator
+    from .classes import class_devices
+
+    chosen = sorted((dc for dc in device_classes if not wanted or dc["metadata"]["name"] == wanted),
+                    key=lambda dc: dc["metadata"]["name"])
+    if wanted and not chosen:
+        raise UserError(f'DeviceClass "{wanted}" not found ({view.source})',
+                        "list them with: kubectl kueue-dra classes")
+    mappings = installation.effective.mappings if installation.config.found else None
+    evaluator = SelectorEvaluator()
+    if pools is None:
+        listed = [{"deviceClass": dc["metadata"]["name"], "selectors": [], "counterSources": [],
+                   "matchingDevices": None, "shapes": [], "findings": []} for dc in chosen]
+    else:
+        listed = [class_devices(dc, mappings=mappings, pools=pools, evaluator=evaluator) for dc in chosen]
+    return document_for_cli({
+        "source": view.source,
+        "kueueConfig": installation.config.target() if installation.config.found else None,
+        "kueueInstallation": installation.to_json(),
+        "partial": is_partial(view),
+        "devices": listed,
+        "findings": unreadable_findings(view) + findings,
+    }, cli_of(view, installation.config))

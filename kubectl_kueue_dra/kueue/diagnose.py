@@ -7,7 +7,7 @@ Pure: takes objects and the charge result, returns findings (``findings.finding`
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..dra.quantity import QuantityError, parse_quantity
@@ -140,8 +140,8 @@ def compare(result: ChargeResult, recorded: dict[str, dict[str, str]], source: s
             continue
         predicted = ps.total
         for name in sorted(set(rec) | (set(predicted) & dra_resources)):
-            if name in ps.unknown:
-                continue
+            if name in ps.unknown or (result.dra_unknown and name not in predicted):
+                continue  # what Kueue recorded for a charge this tool cannot know is not a mismatch
             if name not in rec:
                 if name in dra_resources and predicted.get(name):
                     findings.append(finding(
@@ -183,6 +183,11 @@ class QueuePath:
     cluster_queue: dict[str, Any] | None
     namespace: dict[str, Any] | None
     managed: ManagedNamespaces  # the namespaces Kueue manages
+    #: what carries the queue name: "job/train" (its label), "workload/x" (spec.queueName), or None
+    #: for a what-if (the file's metadata.labels)
+    holder: str | None = None
+    #: kind → the 403 that left the LocalQueue, ClusterQueue or Namespace above None: unknown, not missing
+    unreadable: dict[str, str] = field(default_factory=dict)
 
 
 def queue_findings(path: QueuePath, totals: dict[str, int], namespace: str) -> list[dict[str, Any]]:
@@ -191,7 +196,7 @@ def queue_findings(path: QueuePath, totals: dict[str, int], namespace: str) -> l
         out.append(finding("error", "NoQueueName",
                            "the workload names no LocalQueue (label kueue.x-k8s.io/queue-name): Kueue does not "
                            "manage it unless manageJobsWithoutQueueName is set",
-                           f"kubectl label -n {namespace} <job> kueue.x-k8s.io/queue-name=<local-queue>"))
+                           _queue_name_fix(path.holder, namespace)))
         return out
     if path.namespace is not None and not path.managed.manages(path.namespace):
         if path.managed.how == OPENSHIFT:
@@ -205,6 +210,8 @@ def queue_findings(path: QueuePath, totals: dict[str, int], namespace: str) -> l
                 "error", "NamespaceNotManaged",
                 f"namespace {namespace} does not match Kueue's {path.managed.describe().removeprefix('the ')}: "
                 "its jobs bypass quota", "label the namespace to match managedJobsNamespaceSelector"))
+    if path.local_queue is None and "LocalQueue" in path.unreadable:
+        return out
     if path.local_queue is None:
         out.append(finding("error", "LocalQueueMissing",
                            f"LocalQueue {namespace}/{path.local_queue_name} does not exist",
@@ -213,6 +220,8 @@ def queue_findings(path: QueuePath, totals: dict[str, int], namespace: str) -> l
         return out
     cq_name = (path.local_queue.get("spec") or {}).get("clusterQueue")
     cq = path.cluster_queue
+    if cq is None and "ClusterQueue" in path.unreadable:
+        return out
     if cq is None:
         out.append(finding("error", "ClusterQueueMissing",
                            f"ClusterQueue {cq_name} (of LocalQueue {path.local_queue_name}) does not exist",
@@ -238,6 +247,14 @@ def queue_findings(path: QueuePath, totals: dict[str, int], namespace: str) -> l
                                f"(\"resource {name} unavailable in ClusterQueue\")",
                                f"add {name} to coveredResources of ClusterQueue {cq_name} with a nominalQuota"))
     return out
+
+
+def _queue_name_fix(holder: str | None, namespace: str) -> str:
+    if holder is None:
+        return "add the label kueue.x-k8s.io/queue-name: <local-queue> to metadata.labels in the file"
+    if holder.startswith("workload/"):
+        return f"set spec.queueName of {holder} in namespace {namespace} to a LocalQueue"
+    return f"kubectl label -n {namespace} {holder} kueue.x-k8s.io/queue-name=<local-queue>"
 
 
 # Kueue's ErrNamespaceMismatch, the inadmissible message it records in both cases below.

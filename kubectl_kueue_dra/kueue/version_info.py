@@ -8,9 +8,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import UserError
+from ..findings import is_partial
 from ..kube.view import ClusterView
 from . import flags
 from .installation import KueueInstallation, load_installation, manager_image
+from .platform import read_cluster_version
 
 
 def kueue_version_document(inst: KueueInstallation) -> dict[str, Any]:
@@ -58,9 +60,16 @@ def version_document(req: VersionRequest, client: dict[str, Any], open_view: Cal
         view = open_view()
         document["source"] = view.source or f"snapshot {snapshot}"
         document["serverVersion"] = view.server_version()
+        cluster_version = read_cluster_version(view)
         installation = load_installation(view, req.kueue_namespace)
+        # OpenShift (a ClusterVersion, or Kueue configured by the operator's CR): its release
+        document["openshift"] = (cluster_version.to_json() if cluster_version.openshift or installation.openshift
+                                 else None)
         document["kueue"] = kueue_version_document(installation)
         document["kueueInstallation"] = installation.to_json()
+        # a 403 is said, never shown as "not found"
+        document["partial"] = is_partial(view)
+        document["unreadable"] = [e.message for e in view.unreadable]
     except UserError as e:
         return document, e
     return document, None

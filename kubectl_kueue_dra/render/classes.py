@@ -36,3 +36,39 @@ def classes_text(doc: dict[str, Any], opts: Any) -> str:
         parts.append("")
         parts.append(findings_text(notes, style))
     return "\n".join(parts)
+
+
+def _value(value: object) -> str:
+    return "<none>" if value is None else str(value)
+
+
+def devices_text(doc: dict[str, Any], opts: Any) -> str:
+    """``classes --devices``: one row per device shape of each class."""
+    style = opts.style
+    headers = ["class", "driver", "devices", "pools", "selectors read", "consumes counters", "counter selector"]
+    if opts.output == "wide":
+        headers.append("other counters")
+    rows = []
+    for c in doc["devices"]:
+        if not c["shapes"]:
+            rows.append([c["deviceClass"], "-", _count(c["matchingDevices"]), "-", "-", "-", "-"]
+                        + (["-"] if opts.output == "wide" else []))
+        for s in c["shapes"]:
+            tests = ", ".join(f"{label}: " + ("yes" if ok is True else "no" if ok is False else f"error ({ok})")
+                              for label, ok in s["counterSelectors"].items())
+            row = [c["deviceClass"], s["driver"], str(s["devices"]), str(s["pools"]),
+                   ", ".join(f"{k}={_value(v)}" for k, v in s["selectorsRead"].items()) or "-",
+                   ", ".join(f"{k}={v}" for k, v in s["consumesCounters"].items()) or "-",
+                   tests or "-"]
+            if opts.output == "wide":
+                row.append(",".join(s["otherCounters"]) or "-")
+            rows.append(row)
+    parts = [table(headers, rows, opts.no_headers)] if rows else [f"No DeviceClasses found ({doc['source']})."]
+    notes = list(doc["findings"])
+    for c in doc["devices"]:
+        notes.extend(dict(f, message=f"{c['deviceClass']}: {f['message']}")
+                     if not f["message"].startswith(c["deviceClass"]) else f for f in c["findings"])
+    if notes:
+        parts.append("")
+        parts.append(findings_text(notes, style))
+    return "\n".join(parts)

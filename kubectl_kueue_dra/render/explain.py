@@ -11,7 +11,9 @@ def _title(doc: dict[str, Any]) -> str:
         head = f"Workload {w['namespace']}/{w['name']}"
     else:
         m = doc["manifest"]
-        head = f"What-if: {m['kind']} {m['namespace']}/{m['name']} (not submitted)"
+        name, note = (m["generateName"], "name generated, not submitted") if m.get("generateName") else \
+            (m.get("displayName") or m["name"], "not submitted")
+        head = f"What-if: {m['kind']} {m['namespace']}/{name} ({note})"
     queue = doc.get("queue") or {}
     where = f"  ClusterQueue {queue['clusterQueue']}" if queue.get("clusterQueue") else ""
     return f"{head}{where}  state {doc['state']}\nKueue {doc['kueueVersion']} ({doc['kueueVersionSource']})"
@@ -46,6 +48,13 @@ def _derivation(line: dict[str, Any], wide: bool) -> str:
     return f"{line['resource']}: {line['perPod']} ({line.get('detail', '')})"
 
 
+def explain_texts(doc: dict[str, Any], opts: Any) -> str:
+    """One report, or one per workload of a ``List`` (a file with several), a blank line between."""
+    if isinstance(doc.get("items"), list):
+        return "\n\n".join(explain_text(item, opts) for item in doc["items"])
+    return explain_text(doc, opts)
+
+
 def explain_text(doc: dict[str, Any], opts: Any) -> str:
     style = opts.style
     wide = opts.output == "wide"
@@ -67,6 +76,9 @@ def explain_text(doc: dict[str, Any], opts: Any) -> str:
     if dra["message"]:
         parts.append("")
         parts.append(style("Kueue rejects the DRA requests: ", "red") + dra["message"])
+    elif dra.get("unknown"):
+        parts.append("")
+        parts.append(style("What Kueue makes of the DRA requests is unknown: ", "yellow") + dra["unknown"])
     lines = [(ps["name"], line) for ps in doc["podSets"] for line in ps["lines"]
              if line["kind"] != "podRequests" and (wide or line.get("resource") is not None)]
     if lines:

@@ -18,7 +18,7 @@ from .terminal import coloured, safe
 FORMATS = ("table", "wide", "json", "yaml")
 
 _SEVERITY_STYLE = {"error": "red", "warning": "yellow", "info": "cyan"}
-_STATUS_STYLE = {"pass": "green", "warn": "yellow", "fail": "red", "skip": "bright_black"}
+_STATUS_STYLE = {"pass": "green", "warn": "yellow", "fail": "red", "skip": "bright_black", "info": "cyan"}
 
 
 class Style:

@@ -8,7 +8,7 @@ from .output import table
 def _summary(doc: dict[str, Any]) -> str:
     s = doc["summary"]
     parts = [f"{s['pass']} passed", f"{s['warn']} warning{'s' if s['warn'] != 1 else ''}",
-             f"{s['fail']} failed", f"{s['skip']} skipped"]
+             f"{s['fail']} failed", f"{s['skip']} skipped"] + ([f"{s['info']} info"] if s.get("info") else [])
     paths = ", ".join(doc["paths"]) or "none configured"
     return f"{', '.join(parts)} (paths: {paths}; {doc['source']})"
 
@@ -32,4 +32,6 @@ def verify_text(doc: dict[str, Any], opts: Any) -> str:
             parts.append(f"  {c['id']}: {c['fix']}")
     parts.append("")
     parts.append(_summary(doc))
+    for note in doc.get("notes") or []:
+        parts.append(f"{style.severity(note['severity'])}: {note['message']}")
     return "\n".join(parts)

@@ -20,10 +20,12 @@ from ..dra.devices import Pool, ShapeIndex, group_pools
 from ..k8s.shape import Malformed
 from ..kube import errors
 from ..kube.view import ClusterView, LiveView
+from ..kueue.command import cli_name, openshift_platform
 from ..kueue.classes import class_selectors
 from ..kueue.config import KueueConfig, load_kueue_config
 from ..kueue.installation import KueueInstallation, installation_of
 from ..kueue.mappings import Mapping, Source
+from ..kueue.platform import read_cluster_version
 from .supply import CounterSupply, counter_supply
 
 Obj = dict[str, Any]
@@ -54,6 +56,7 @@ class Facts:
     paths: frozenset[str] = frozenset()  # the paths being checked (set by the run)
     pods: list[Obj] | None = None  # the Kueue controller's pods
     malformed: list[Malformed] = field(default_factory=list)  # fields of the wrong type, removed
+    cluster_version_problem: str | None = None  # why the OpenShift version is unknown
     _supplies: dict[Source, CounterSupply] = field(default_factory=dict, repr=False)
 
     # -- convenience -----------------------------------------------------------------------
@@ -87,13 +90,18 @@ class Facts:
 
     @property
     def cli(self) -> str:
-        return "oc" if self.openshift else "kubectl"
+        return cli_name(self.openshift)
 
     def counter_sources(self) -> bool:
         return any(m.counter_sources for m in self.mappings or [])
 
     def capacity_sources(self) -> bool:
         return any(m.capacity_sources for m in self.mappings or [])
+
+    @property
+    def openshift_version(self) -> str | None:
+        """The OpenShift version from ClusterVersion (None: not OpenShift, or not readable)."""
+        return self.k8s_inputs.openshift_version
 
     def extended_classes(self) -> list[Obj]:
         return [dc for dc in self.device_classes or [] if (dc.get("spec") or {}).get("extendedResourceName")]
@@ -167,13 +175,13 @@ def gather(view: ClusterView, kueue_namespace: str | None = None, probe: bool = 
 
     feature_gate = install.feature_gate if install.feature_gate is not None else (
         view.try_get("FeatureGate", "cluster") if view.serves("FeatureGate") else None)
-    cluster_version = view.try_get("ClusterVersion", "version") if view.serves("ClusterVersion") else None
-    if cluster_version is None and not view.live and view.serves("ClusterVersion"):
-        found = view.list("ClusterVersion")
-        cluster_version = found[0] if found else None
+    cv = read_cluster_version(view)
+    cluster_version, cluster_version_problem = cv.obj, cv.problem
     kueue_cr = view.try_get("Kueue", "cluster") if view.serves("Kueue") else None
-    # OpenShift: its singletons exist (a served config.openshift.io API alone is not enough).
-    openshift = feature_gate is not None or cluster_version is not None or config.kind == "Kueue"
+    for kind, got in (("FeatureGate", feature_gate), ("ClusterVersion", cluster_version), ("Kueue", kueue_cr)):
+        if got is None and (why := view.forbidden(kind)):
+            unreadable.setdefault(kind, why)  # the singleton may exist: checks that read it skip
+    openshift = openshift_platform(feature_gate, cluster_version, config.kind)
 
     inp = g.KubernetesInputs(feature_gate=feature_gate, device_classes=lists["DeviceClass"],
                              slices=lists["ResourceSlice"])
@@ -221,9 +229,13 @@ def gather(view: ClusterView, kueue_namespace: str | None = None, probe: bool = 
     if config.kind == "ConfigMap" and config.name:
         cm = view.try_get("ConfigMap", config.name, config.namespace)
         changed = last_write(cm) if cm else None
+    pods = _controller_pods(view, install)  # before the 403s are copied: a forbidden list of pods is one of them
+    if pods is None and view.forbidden("Pod"):
+        unreadable["Pod"] = view.forbidden("Pod") or ""
     return Facts(view.live, view.source, config, install, lists, unreadable, kueue_served, openshift,
                  feature_gate, cluster_version, kueue_cr, server_version, inp, k8s_gates, kueue_gates, probed,
-                 list(view.unreadable), changed, pods=_controller_pods(view, install), malformed=view.malformed)
+                 list(view.unreadable), changed, pods=pods, malformed=view.malformed,
+                 cluster_version_problem=cluster_version_problem)
 
 
 def _controller_pods(view: ClusterView, install: KueueInstallation) -> list[Obj] | None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-PASS, WARN, FAIL, SKIP = "pass", "warn", "fail", "skip"
-STATUSES = (PASS, WARN, FAIL, SKIP)
+PASS, WARN, FAIL, SKIP, INFO = "pass", "warn", "fail", "skip", "info"
+#: ``info`` states a fact that asks nothing of anyone (a gate of a path not in use, for example)
+STATUSES = (PASS, WARN, FAIL, SKIP, INFO)
 
 CLAIMS, EXTENDED, PARTITIONABLE = "claims", "extended", "partitionable"
 PATHS = (CLAIMS, EXTENDED, PARTITIONABLE)

@@ -12,6 +12,7 @@ from .facts import Facts
 from .model import SKIP
 
 CATEGORIES = {
+    "platform": "Platform version",
     "gates": "Kubernetes feature gates",
     "kueue": "Kueue",
     "devices": "DRA driver and devices",

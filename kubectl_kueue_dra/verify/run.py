@@ -6,13 +6,15 @@ from __future__ import annotations
 from typing import Any
 from collections.abc import Iterable
 
-from . import devices, kubernetes, kueue, namespaces, quota
+from .. import gates as g
+from ..kueue.command import for_cli
+from . import devices, gate_states, kubernetes, kueue, namespaces, platform, quota
 from .facts import Facts
 from .model import CLAIMS, EXTENDED, FAIL, PARTITIONABLE, PATHS, SKIP, STATUSES, Check
 from .registry import CATEGORIES, REGISTRY, Result
 
 _ORDER = list(CATEGORIES)
-_MODULES = [m.__name__ for m in (kubernetes, kueue, devices, quota, namespaces)]
+_MODULES = [m.__name__ for m in (platform, kubernetes, kueue, devices, quota, namespaces)]
 
 
 def _position(spec: Any) -> tuple[int, int, int]:
@@ -47,7 +49,20 @@ def run_checks(f: Facts, paths: Iterable[str] | None = None) -> list[Check]:
             result = spec.fn(f)
         except Exception as e:  # noqa: BLE001 — one broken check must not hide the others
             result = Result(SKIP, f"internal error in this check: {type(e).__name__}: {e}")
-        checks.append(Check(spec.id, result.status, result.message, result.fix, spec.category, result.extra))
+        checks.append(Check(spec.id, result.status, for_cli(result.message, f.cli) or "", for_cli(result.fix, f.cli),
+                            spec.category, result.extra))
+    return _with_gate_states(f, checks)
+
+
+def _with_gate_states(f: Facts, checks: list[Check]) -> list[Check]:
+    """The checks with an info line for each DRA gate none of them reports, after the last check of
+    its category (Kubernetes gates, Kueue)."""
+    reported = {str(c.extra["gate"]) for c in checks if c.extra.get("gate")}
+    for category, lines in (("gates", gate_states.kubernetes_lines(f, reported)),
+                            ("kueue", gate_states.kueue_lines(f, reported))):
+        at = max((i + 1 for i, c in enumerate(checks) if _ORDER.index(c.category) <= _ORDER.index(category)),
+                 default=0)
+        checks[at:at] = lines
     return checks
 
 
@@ -64,9 +79,18 @@ def document(f: Facts, checks: list[Check]) -> dict[str, Any]:
         "kubernetesGates": [f.k8s_gates[name].to_json() for name in f.k8s_gates],
         "kueue": dict(_install_json(f), **f.kueue_gates.to_json()),
         "kueueInstallation": f.install.to_json(),
+        "notes": notes(f),
         "probes": f.probed,
         "unreadable": sorted({e.message for e in f.forbidden} | set(f.unreadable.values())),
     }
+
+
+def notes(f: Facts) -> list[dict[str, Any]]:
+    """Findings about the setup as a whole, said once under the checklist (on OpenShift: the
+    feature is a Technology Preview)."""
+    if not (f.openshift or f.install.openshift):
+        return []
+    return [{"severity": "info", "code": "TechnologyPreview", "message": g.TECHNOLOGY_PREVIEW, "fix": None}]
 
 
 def _install_json(f: Facts) -> dict[str, Any]:

@@ -56,6 +56,24 @@ def test_live_equals_snapshot(cluster_gates_on, loaded):
         assert by_name["gpu.nvidia.com"]["matchingDevices"] == 8
 
 
+def test_devices_live_equals_snapshot(cluster_gates_on, loaded):
+    """classes --devices: the ResourceSlices as the API server stored them, grouped by shape, the
+    same live and offline, and the same counts as the classes report."""
+    setup, snap = loaded
+    live = classes_json(cluster_gates_on, "--devices")
+    assert live == classes_json(cluster_gates_on, "--devices", "--from", str(snap))
+    assert classes_json(cluster_gates_on, "--devices", context="reader") == live
+    report = {c["name"]: c["matchingDevices"] for c in classes_json(cluster_gates_on)["deviceClasses"]}
+    assert {d["deviceClass"]: d["matchingDevices"] for d in live["devices"]} == report
+    if setup == "mig-partitionable":
+        [mig] = classes_json(cluster_gates_on, "--devices", "mig.nvidia.com")["devices"]
+        assert {s["consumesCounters"]["memory"]: s["devices"] for s in mig["shapes"]} == {
+            "4864Mi": 112, "9856Mi": 48, "19968Mi": 48, "40192Mi": 16}
+        assert all(s["counterSelectors"] == {"gpu.memory/memory": True} for s in mig["shapes"])
+    proc = run_plugin(cluster_gates_on, "classes", "--devices", "absent.example.com")
+    assert proc.returncode == 1 and proc.stderr.startswith('error: DeviceClass "absent.example.com" not found')
+
+
 def test_reader_role_gets_the_same_answer(cluster_gates_on, loaded):
     assert classes_json(cluster_gates_on, context="reader") == classes_json(cluster_gates_on)
 

@@ -74,12 +74,24 @@ def test_root_help_mentions_from_and_global_flags_in_both_places():
     assert "--from PATH" in text and "before or after the command" in text
 
 
-@pytest.mark.parametrize("group", ["map", "classes"])
-def test_subcommand_summaries_are_not_cut(group):
-    lines = run(group, "--help").stdout.split("Commands:")[1].split("\n\n")[0]
-    assert "..." not in lines
-    assert "Add the mapping NAME, or replace it (classes and sources as given)." in " ".join(lines.split()) \
-        or group == "classes"
+@pytest.mark.parametrize("group", ["", "map", "classes"])
+def test_every_summary_is_a_whole_sentence_on_one_line(group):
+    """Each command's short help is a sentence (a capital, a verb first, a full stop) that the
+    help of its group prints whole on one line of an 80-column terminal."""
+    args = [group, "--help"] if group else ["--help"]
+    listed = run(*args, env={"COLUMNS": "80"}).stdout.split("Commands:")[1].split("\n\n")[0].strip().splitlines()
+    from kubectl_kueue_dra.cli import cli
+    import click
+
+    ctx = click.Context(cli)
+    parent = cli.get_command(ctx, group) if group else cli
+    names = parent.list_commands(ctx)  # type: ignore[union-attr]
+    assert len(listed) == len(names), listed  # one line each: nothing wrapped
+    for line, name in zip(listed, names):
+        summary = parent.get_command(ctx, name).short_help  # type: ignore[union-attr]
+        assert summary and line.split(None, 1) == [name, summary], (line, summary)
+        assert summary[0].isupper() and summary.endswith(".") and "..." not in summary, summary
+        assert summary.split()[0] in ("List", "Print", "Explain", "Show", "Check", "Add", "Remove", "Set"), summary
 
 
 def test_set_extended_resource_from_a_snapshot_needs_client_dry_run():
@@ -302,7 +314,7 @@ def test_explain_all_namespaces_finds_the_namespace():
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["workload"]["namespace"] == "team-b"
     line = one_line_error(run("explain", "job/nope", "-A", "--from", str(EXAMPLES / "extended-resource")))
-    assert line == "error: no Workload in any namespace belongs to job/nope"
+    assert line == 'error: job "nope" not found in any namespace'
 
 
 # ---- every option checked the same way; flags that do nothing are refused ----------------

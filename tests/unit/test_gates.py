@@ -166,7 +166,42 @@ def test_resolve_kubernetes_gates_live_metrics():
     assert states["DynamicResourceAllocation"].learned_from == "discovery"
     assert states["DRAExtendedResource"].state == "off" and states["DRAExtendedResource"].learned_from == "metrics"
     assert states["DRAConsumableCapacity"].on
-    assert set(states) == set(g.K8S_GATES)
+    # Every DRA gate is resolved, not only the four the paths need (verify lists each one).
+    assert list(states) == list(g.DRA_GATES)
+    assert states["DRAAdminAccess"].on and states["DRAAdminAccess"].learned_from == "metrics"
+    # /metrics lists every registered gate: one it lacks is not in this kube-apiserver.
+    assert states["DRAPrioritizedList"].state == "off" and "not registered" in states["DRAPrioritizedList"].detail
+    inp.metrics = None
+    states = g.resolve_kubernetes_gates(inp)
+    assert states["DRAPrioritizedList"].on and states["DRAPrioritizedList"].learned_from == "default"
+    assert "beta, on by default in Kubernetes 1.36" in states["DRADeviceTaints"].detail
+    assert states["DRAListTypeAttributes"].state == "off"
+
+
+def test_a_dra_gate_the_plugin_does_not_know_is_resolved_from_metrics_without_a_default():
+    metrics = METRICS + 'kubernetes_feature_enabled{name="DRAFutureGate",stage="ALPHA"} 1\n'
+    inp = g.KubernetesInputs(dra_served=True, dra_versions=["v1"], minor=36, metrics=g.parse_feature_metrics(metrics))
+    states = g.resolve_kubernetes_gates(inp)
+    assert list(states)[-1] == "DRAFutureGate" and states["DRAFutureGate"].learned_from == "metrics"
+    assert "Reordered" not in states  # not a DRA gate
+    inp.metrics = None
+    assert "DRAFutureGate" not in g.resolve_kubernetes_gates(inp)
+    unknown = g.resolve_kubernetes_gates(g.KubernetesInputs(feature_gate={"status": {"featureGates": [
+        {"version": "4.23.0", "enabled": [{"name": "DRAFutureGate"}]}]}}, openshift_version="4.23.0"))
+    assert unknown["DRAFutureGate"].on and unknown["DRAFutureGate"].learned_from == "featuregate-status"
+
+
+def test_path_minimum_versions_follow_the_feature_gate_history():
+    # k8s.io/kubernetes v1.36.3 pkg/features/kube_features.go: v1 is served from 1.34 (DRA GA); the
+    # path gates exist from 1.33/1.34 and are on by default from 1.36.
+    assert g.DRA_V1_MINOR == 34
+    assert {gate: g.minimum_minor(gate) for gate in g.K8S_GATES} == {
+        g.DRA: 34, g.DRA_EXTENDED: 34, g.DRA_PARTITIONABLE: 34, g.DRA_CONSUMABLE: 34}
+    assert {gate: g.default_on_minor(gate) for gate in g.K8S_GATES} == {
+        g.DRA: 34, g.DRA_EXTENDED: 36, g.DRA_PARTITIONABLE: 36, g.DRA_CONSUMABLE: 36}
+    assert g.default_on_minor("DRAListTypeAttributes") is None
+    assert g.release_of("4.21.3") == (4, 21) and g.release_of("bad") is None
+    assert g.OPENSHIFT_MINIMUM[g.DRA_PARTITIONABLE] == (4, 22) and g.OPENSHIFT_MINIMUM[g.DRA] == (4, 21)
 
 
 def test_resolve_kubernetes_gates_without_dra_api():

@@ -70,9 +70,9 @@ def test_resourceclaimtemplate_example():
     for cid in ("dra-api", "kueue-installed", "kueue-version", "kueue-config", "kueue-feature-gates",
                 "kueue-gate-KueueDRAIntegration", "resourceslices", "pools", "mapped-device-classes",
                 "device-classes-match", "dra-quota-configured", "quota-coverage", "local-queues",
-                "managed-namespaces"):
+                "managed-namespaces", "queue-namespaces"):
         assert checks[cid].status == "pass", (cid, checks[cid].message)
-    assert "gate-DRAPartitionableDevices" not in checks  # not a path this setup uses
+    assert checks["gate-DRAPartitionableDevices"].status == "info"  # not a path this setup uses
     assert checks["quota-vs-capacity"].status == "warn" and "under-provisioned" in checks["quota-vs-capacity"].message
 
 
@@ -333,9 +333,9 @@ def test_counter_name_not_published():
     check = run(objects)[0]["counters-published"]
     assert check.status == "fail" and "no device of gpu.nvidia.com consumes a counter of that name" in check.message
     assert "(it publishes: memory, " in check.message  # the closest name first
-    assert check.fix == ("kubectl kueue-dra map set gpu.memory --device-class gpu.nvidia.com --device-class "
+    assert check.fix == ("oc kueue-dra map set gpu.memory --device-class gpu.nvidia.com --device-class "
                          "mig.nvidia.com --counter memory --driver gpu.nvidia.com --selector "
-                         "'device.driver == '\"'\"'gpu.nvidia.com'\"'\"''")
+                         "\"device.driver == 'gpu.nvidia.com'\"")  # OpenShift: oc; quoted as a person would
 
 
 def test_counter_selector_problems():
@@ -555,7 +555,10 @@ def test_path_selection():
     checks, facts = run(example("resourceclaimtemplate"), paths=["partitionable"])
     assert facts.paths == {"partitionable"}
     assert "gate-DRAPartitionableDevices" in checks and "kueue-gate-KueueDRAIntegrationPartitionableDevices" in checks
-    assert "gate-DRAExtendedResource" not in checks and "extended-resource-classes" not in checks
+    assert "extended-resource-classes" not in checks
+    # A gate of a path not checked is still listed, as an info line (never a pass or a failure).
+    assert checks["gate-DRAExtendedResource"].status == "info"
+    assert "the extended path needs it and is not checked here" in checks["gate-DRAExtendedResource"].message
     assert checks["kueue-gate-KueueDRAIntegrationPartitionableDevices"].status == "pass"  # 0.19 default
     assert "dra-api" in checks and "quota-coverage" in checks  # common checks always run
 
@@ -595,9 +598,11 @@ def test_cli_json_contract_and_exit_codes(capsys):
     assert main(["verify", "--from", str(EXAMPLES / "resourceclaimtemplate"), "-o", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["checks"] and all({"id", "status", "message", "fix"} <= set(c) for c in doc["checks"])
-    assert {c["status"] for c in doc["checks"]} <= {"pass", "warn", "fail", "skip"}
-    assert [g["name"] for g in doc["kubernetesGates"]] == [
+    assert {c["status"] for c in doc["checks"]} <= {"pass", "warn", "fail", "skip", "info"}
+    assert [g["name"] for g in doc["kubernetesGates"]][:4] == [
         "DynamicResourceAllocation", "DRAExtendedResource", "DRAPartitionableDevices", "DRAConsumableCapacity"]
+    assert "DRAAdminAccess" in [g["name"] for g in doc["kubernetesGates"]]
+    assert doc["summary"]["info"] == sum(c["status"] == "info" for c in doc["checks"]) > 0
     assert doc["kueue"]["version"] == "0.19.2" and doc["paths"] == ["claims"]
     assert main(["verify", "--from", str(EXAMPLES / "extended-resource")]) == 1
     out = capsys.readouterr().out
@@ -676,3 +681,153 @@ def test_degraded_missing_partitionable_gate_says_what_to_change():
     status = run(objects)[0]["openshift-kueue-status"]
     assert status.status == "fail"
     assert "spec.customNoUpgrade.enabled" in status.fix and "oc annotate kueues.kueue.openshift.io" in status.fix
+
+
+def test_cluster_queue_selecting_no_namespace_of_its_local_queues():
+    objects = example("resourceclaimtemplate")
+    assert run(objects)[0]["queue-namespaces"].status == "pass"
+    cq = find(objects, "ClusterQueue", "gpu-cq")
+    cq["spec"]["namespaceSelector"] = {"matchLabels": {"team": "ml"}}
+    check = run(objects)[0]["queue-namespaces"]
+    assert check.status == "fail" and "does not select team-a" in check.message
+    assert "workload namespace doesn't match ClusterQueue selector" in check.message
+    assert check.fix == "kubectl label namespace team-a team=ml"
+    find(objects, "Namespace", "team-a")["metadata"].setdefault("labels", {})["team"] = "ml"
+    assert run(objects)[0]["queue-namespaces"].status == "pass"
+    del cq["spec"]["namespaceSelector"]  # Kueue reads a missing selector as selecting nothing
+    check = run(objects)[0]["queue-namespaces"]
+    assert check.status == "fail" and "no namespaceSelector, which selects no namespace" in check.message
+    assert check.fix.startswith("kubectl patch clusterqueue gpu-cq --type=merge -p '{\"spec\":{\"namespaceSelector\":{}}}'")
+
+
+def test_operator_gates_say_when_there_is_no_featuregate():
+    """Without a FeatureGate object the check never says what one's spec holds, it says there is
+    none; one whose featureSet is not CustomNoUpgrade has no customNoUpgrade.enabled to speak of."""
+    def without_counters(objects):  # nothing the operator would miss
+        for o in objects:
+            if o["kind"] == "ResourceSlice":
+                o["spec"].pop("sharedCounters", None)
+                for d in o["spec"].get("devices") or []:
+                    d.pop("consumesCounters", None)
+        return objects
+
+    objects = without_counters([o for o in example("mig-partitionable") if o["kind"] != "FeatureGate"])
+    check = run(objects)[0]["openshift-operator-gates"]
+    assert (check.status, check.message) == ("pass", "there is no FeatureGate cluster in the snapshot: the operator "
+                                             "turns no Kueue DRA gate on (Kueue's defaults apply)")
+    objects = without_counters(example("mig-partitionable"))
+    find(objects, "FeatureGate")["spec"] = {}
+    check = run(objects)[0]["openshift-operator-gates"]
+    assert check.status == "pass"
+    assert "featureSet Default has no spec.customNoUpgrade.enabled" in check.message
+
+
+# ---- the platform version and the state of every DRA gate -------------------------------------
+def _cluster_version(objects, version):
+    objects = [o for o in objects if o["kind"] != "ClusterVersion"]
+    objects.append({"apiVersion": "config.openshift.io/v1", "kind": "ClusterVersion", "metadata": {"name": "version"},
+                    "spec": {"clusterID": "x"}, "status": {"desired": {"version": version}}})
+    return objects
+
+
+@pytest.mark.parametrize("version,status,needs", [
+    ("4.21.9", "fail", "upgrade OpenShift to 4.22 or later"),  # counters need 4.22
+    ("4.22.0", "pass", None),
+    ("4.20.2", "fail", "upgrade OpenShift to 4.22 or later"),
+])
+def test_openshift_version_against_each_path(version, status, needs):
+    checks, _ = run(_cluster_version(example("mig-partitionable"), version))
+    platform = checks["platform-version"]
+    assert (platform.status, platform.fix) == (status, needs)
+    assert f"OpenShift {version}" in platform.message
+    assert platform.extra["needs"] == {"claims": "4.21", "partitionable": "4.22"}
+    assert next(iter(checks)) == "platform-version"
+    # The claims path alone needs 4.21.
+    claims_only, _ = run(_cluster_version(example("mig-partitionable"), version), paths=["claims"])
+    assert claims_only["platform-version"].status == ("fail" if version < "4.21" else "pass")
+
+
+def test_openshift_version_unknown_is_never_a_pass():
+    checks, facts = run(example("mig-partitionable"))  # an OpenShift snapshot without ClusterVersion
+    platform = checks["platform-version"]
+    assert platform.status == "skip"
+    assert platform.message.startswith("OpenShift version unknown (the snapshot has no ClusterVersion)")
+    # Live, a ClusterVersion that cannot be read is a warning naming the 403.
+    facts.live, facts.cluster_version_problem = True, 'clusterversions.config.openshift.io "version" is forbidden'
+    live = rerun(facts, "platform-version")
+    assert live.status == "warn" and "is forbidden" in live.message and "clusterversions" in live.fix
+
+
+def test_kubernetes_version_against_each_path():
+    checks, facts = run(example("resourceclaimtemplate"), paths=["claims", "partitionable"])
+    assert checks["platform-version"].status == "skip"
+    assert "Kubernetes version unknown (a snapshot has no /version)" in checks["platform-version"].message
+    facts.live, facts.server_version = True, "v1.35.2"
+    facts.k8s_inputs.minor = 35
+    result = rerun(facts, "platform-version")
+    assert result.status == "pass", result.message
+    assert result.message == ("Kubernetes 1.35 (server v1.35.2): claims needs 1.34 or later (DynamicResourceAllocation); "
+                              "partitionable needs 1.34 or later (DRAPartitionableDevices, on by default from 1.36)")
+    facts.k8s_inputs.minor = 33
+    result = rerun(facts, "platform-version")
+    assert result.status == "fail" and result.fix == "upgrade the cluster to Kubernetes 1.34 or later"
+    facts.k8s_inputs.minor, facts.unreadable["/version"] = None, "the server answered 503 on /version"
+    assert rerun(facts, "platform-version").status == "warn"
+
+
+def test_technology_preview_is_said_once_on_openshift_only(capsys):
+    assert main(["verify", "--from", str(EXAMPLES / "mig-partitionable")]) == 0
+    out = capsys.readouterr().out
+    assert out.count("Technology Preview") == 1
+    assert out.splitlines()[-1].startswith("info: Kueue's DRA quota management is a Technology Preview")
+    main(["verify", "--from", str(EXAMPLES / "mig-partitionable"), "-o", "json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert [n["code"] for n in doc["notes"]] == ["TechnologyPreview"]
+    main(["verify", "--from", str(EXAMPLES / "resourceclaimtemplate"), "-o", "json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["notes"] == [] and "Technology Preview" not in json.dumps(doc["checks"])
+
+
+def test_every_dra_gate_is_listed_once():
+    from kubectl_kueue_dra import gates as g
+
+    for paths in (None, ["claims"], ["partitionable"], ["claims", "extended", "partitionable"]):
+        checks, facts = run(example("mig-partitionable"), paths=paths)
+        gates = [c.extra["gate"] for c in checks.values() if c.extra.get("gate")]
+        gates += [n for c in checks.values() for n in c.extra.get("gates", [])]
+        assert sorted(gates) == sorted(list(facts.k8s_gates) + list(g.KUEUE_GATES)), paths
+        assert len(gates) == len(set(gates)), paths
+    # With the partitionable path not in use, its gate is still shown, with its state, as info.
+    checks, _ = run(example("mig-partitionable"), paths=["claims"])
+    line = checks["gate-DRAPartitionableDevices"]
+    assert line.status == "info" and line.extra["state"] == "on"
+    assert line.message.startswith("DRAPartitionableDevices is on (OpenShift FeatureGate spec")
+    kueue_line = checks["kueue-gate-KueueDRAIntegrationPartitionableDevices"]
+    assert kueue_line.status == "info" and kueue_line.category == "kueue"
+    # A snapshot tells nothing of the other gates: one line names them, unknown.
+    others = checks["gate-others"]
+    assert others.status == "info" and others.extra["state"] == "unknown" and "DRAAdminAccess" in others.message
+
+
+def test_gate_states_from_the_featuregate_status():
+    objects = openshift(example("mig-partitionable"), "TechPreviewNoUpgrade",
+                        status_enabled=["DRAPartitionableDevices", "DRAAdminAccess"],
+                        status_disabled=["DRADeviceTaints"], version="4.22.3")
+    checks, _ = run(objects)
+    assert checks["gate-DRAAdminAccess"].status == "info" and checks["gate-DRAAdminAccess"].extra["state"] == "on"
+    assert checks["gate-DRADeviceTaints"].extra["state"] == "off"
+    # OpenShift 4.22 is Kubernetes 1.35: the rest take its upstream defaults.
+    assert checks["gate-DRAPrioritizedList"].message.startswith(
+        "DRAPrioritizedList is on (upstream default: beta, on by default in Kubernetes 1.35 (OpenShift 4.22.3))")
+    assert "gate-others" not in checks
+    assert checks["platform-version"].status == "pass"
+
+
+def test_kueue_gate_lines_when_kueue_is_not_installed():
+    _, facts = run(example("resourceclaimtemplate"))
+    facts.live, facts.kueue_served = True, False
+    from kubectl_kueue_dra.verify.gate_states import kueue_lines
+
+    assert kueue_lines(facts, set()) == []
+    facts.live, facts.kueue_served = False, True
+    assert {c.id for c in kueue_lines(facts, set())} == {f"kueue-gate-{n}" for n in facts.kueue_gates.gates}

@@ -72,7 +72,7 @@ def test_kueue_pinned_by_digest_and_no_config(tmp_path):
         "Server Version: v1.36.3",
         f"Kueue Version: unknown (image {info['image']})",
         f"Kueue Controller: Deployment team-kueue/kueue-controller-manager ({info['image']})",
-        "Kueue Config: not found (ConfigMap team-kueue/kueue-manager-config not found or not readable)",
+        "Kueue Config: not found (ConfigMap team-kueue/kueue-manager-config not found)",
     ]
 
 
@@ -81,8 +81,29 @@ def test_snapshot_text_and_yaml():
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[1:] == [
         "Server Version: unknown (offline snapshot)",
+        "OpenShift Version: unknown (the snapshot has no ClusterVersion)",  # an OpenShift Kueue CR
         "Kueue Version: unknown (no kueue-controller-manager Deployment found)",
         "Kueue Config: Kueue CR cluster (kueue.openshift.io)",
     ]
     proc = run("version", "--from", "examples/mig-partitionable", "-o", "yaml")
     assert proc.returncode == 0 and "configDescription: Kueue CR cluster (kueue.openshift.io)" in proc.stdout
+
+
+def test_openshift_version_from_clusterversion(tmp_path):
+    cv = {"apiVersion": "config.openshift.io/v1", "kind": "ClusterVersion", "metadata": {"name": "version"},
+          "status": {"desired": {"version": "4.22.1"}, "history": [{"version": "4.22.1"}, {"version": "4.21.9"}]}}
+    (tmp_path / "cv.json").write_text(json.dumps(cv))
+    proc = run("version", "--from", str(tmp_path), "-o", "json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["openshift"] == {"version": "4.22.1", "problem": None}
+    assert "OpenShift Version: 4.22.1" in run("version", "--from", str(tmp_path)).stdout.splitlines()
+    del cv["status"]["desired"]
+    (tmp_path / "cv.json").write_text(json.dumps(cv))
+    assert "OpenShift Version: 4.22.1" in run("version", "--from", str(tmp_path)).stdout  # newest history entry
+    cv["status"] = {}
+    (tmp_path / "cv.json").write_text(json.dumps(cv))
+    assert ("OpenShift Version: unknown (ClusterVersion version has no status.desired.version nor history)"
+            in run("version", "--from", str(tmp_path)).stdout)
+    # Upstream (no ClusterVersion, no OpenShift Kueue CR): no OpenShift line at all.
+    proc = run("version", "--from", "examples/resourceclaimtemplate", "-o", "json")
+    assert json.loads(proc.stdout)["openshift"] is None

@@ -1,0 +1,109 @@
+"""``classes --devices [CLASS]``: the devices each class matches, grouped by shape, on the examples
+and on modified copies; the same counts as the classes report; the table and the JSON."""
+
+import copy
+import json
+from pathlib import Path
+
+import yaml
+
+from kubectl_kueue_dra.dra.cel import SelectorEvaluator
+from kubectl_kueue_dra.dra.device_shapes import consumed_counters, device_shapes, read_parts
+from kubectl_kueue_dra.dra.devices import group_pools
+from kubectl_kueue_dra.kube.snapshot import load_objects
+from clirun import run  # in process (tests/clirun.py)
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def as_json(*args):
+    proc = run("classes", *args, "-o", "json")
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_every_example_counts_what_the_classes_report_counts():
+    for setup in ("resourceclaimtemplate", "extended-resource", "mig-partitionable"):
+        snap = str(EXAMPLES / setup)
+        report = {c["name"]: c["matchingDevices"] for c in as_json("--from", snap)["deviceClasses"]}
+        devices = as_json("--devices", "--from", snap)["devices"]
+        assert {d["deviceClass"]: d["matchingDevices"] for d in devices} == report, setup
+        for d in devices:
+            assert sum(s["devices"] for s in d["shapes"]) == d["matchingDevices"]
+
+
+def test_mig_shapes_counters_and_counter_selectors():
+    doc = as_json("--devices", "mig.nvidia.com", "--from", str(EXAMPLES / "mig-partitionable"))
+    [mig] = doc["devices"]
+    assert mig["deviceClass"] == "mig.nvidia.com"
+    assert [s["mapping"] + "/" + s["name"] for s in mig["counterSources"]] == ["gpu.memory/memory"]
+    shapes = {s["consumesCounters"]["memory"]: s for s in mig["shapes"]}
+    # 2 nodes x 8 GPUs: 7 placements of 1g.5gb, 3 of 2g.10gb, 2 of 3g.20gb + 1 of 4g.20gb, 1 of 7g.40gb
+    assert {m: s["devices"] for m, s in shapes.items()} == {"4864Mi": 112, "9856Mi": 48, "19968Mi": 48,
+                                                           "40192Mi": 16}
+    for s in mig["shapes"]:
+        assert s["driver"] == "gpu.nvidia.com" and s["pools"] == 2
+        assert s["selectorsRead"] == {"type": "mig"}  # what the class and counter selectors read
+        assert s["counterSelectors"] == {"gpu.memory/memory": True}
+        assert "multiprocessors" in s["otherCounters"] and "memory" not in s["otherCounters"]
+    assert mig["findings"] == []
+
+
+def test_table_and_wide():
+    proc = run("classes", "--devices", "--from", str(EXAMPLES / "mig-partitionable"))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].split() == ["CLASS", "DRIVER", "DEVICES", "POOLS", "SELECTORS", "READ", "CONSUMES", "COUNTERS",
+                                "COUNTER", "SELECTOR"]
+    assert lines[1].split() == ["gpu.nvidia.com", "gpu.nvidia.com", "16", "2", "type=gpu", "memory=40192Mi",
+                                "gpu.memory/memory:", "yes"]
+    assert len(lines) == 6
+    wide = run("classes", "--devices", "gpu.nvidia.com", "-o", "wide", "--from", str(EXAMPLES / "mig-partitionable"))
+    assert "OTHER COUNTERS" in wide.stdout and "memory-slice-7" in wide.stdout
+
+
+def test_unknown_class_is_one_error():
+    proc = run("classes", "--devices", "nope", "--from", str(EXAMPLES / "mig-partitionable"))
+    assert proc.returncode == 1
+    assert proc.stderr.strip() == ('error: DeviceClass "nope" not found (snapshot '
+                                   f'{EXAMPLES / "mig-partitionable"}); list them with: kubectl kueue-dra classes')
+
+
+def test_a_counter_selector_that_matches_nothing_is_a_finding(tmp_path):
+    objects = load_objects(str(EXAMPLES / "mig-partitionable"))
+    cr = next(o for o in objects if o["kind"] == "Kueue")
+    source = cr["spec"]["config"]["resources"]["deviceClassMappings"][0]["sources"][0]["counter"]
+    source["deviceSelector"]["cel"]["expression"] = "device.attributes['gpu.nvidia.com'].type == 'gpu'"
+    (tmp_path / "snap.yaml").write_text(yaml.safe_dump_all(objects))
+    doc = as_json("--devices", "mig.nvidia.com", "--from", str(tmp_path))
+    [mig] = doc["devices"]
+    assert {s["counterSelectors"]["gpu.memory/memory"] for s in mig["shapes"]} == {False}
+    assert [f["code"] for f in mig["findings"]] == ["CounterSelectorMatchesNone"]
+    gpu = as_json("--devices", "gpu.nvidia.com", "--from", str(tmp_path))["devices"][0]
+    assert [s["counterSelectors"] for s in gpu["shapes"]] == [{"gpu.memory/memory": True}]
+    text = run("classes", "--devices", "mig.nvidia.com", "--from", str(tmp_path)).stdout
+    assert "gpu.memory/memory: no" in text and "CounterSelectorMatchesNone" in text
+
+
+def test_reading_parts_and_counters_of_one_device():
+    device = {"name": "d", "attributes": {"type": {"string": "mig"}, "profile": {"string": "1g.5gb"},
+                                          "other.io/x": {"int": 3}},
+              "capacity": {"memory": {"value": "5Gi"}},
+              "consumesCounters": [{"counterSet": "a", "counters": {"memory": {"value": "5Gi"},
+                                                                    "slices": {"value": "1"}}},
+                                   {"counterSet": "b", "counters": {"memory": {"value": "1Gi"}}}]}
+    fp = frozenset({("driver",), ("attributes", "gpu.nvidia.com", "profile"), ("attributes", "other.io"),
+                    ("capacity", "gpu.nvidia.com", "memory")})
+    assert read_parts(fp, "gpu.nvidia.com", device) == {"profile": "1g.5gb", "other.io/x": 3, "capacity memory": "5Gi"}
+    assert read_parts(None, "gpu.nvidia.com", device)["type"] == "mig"
+    assert consumed_counters(device, {"memory"}) == ({"memory": "5Gi, 1Gi"}, ["slices"])
+    assert consumed_counters(device, None) == ({"memory": "5Gi, 1Gi", "slices": "1"}, [])
+    # Devices of an incomplete pool are counted apart, never listed; a failing selector is an error.
+    pools = group_pools([{"spec": {"driver": "gpu.nvidia.com", "pool": {"name": "p", "generation": 1,
+                                                                        "resourceSliceCount": 2},
+                                   "devices": [copy.deepcopy(device)]}}])
+    report = device_shapes(pools, ["device.attributes['gpu.nvidia.com'].type == 'mig'"], SelectorEvaluator())
+    assert (report.shapes, report.incomplete_pool_devices) == ([], 1)
+    pools[0].expected_slices = 1
+    report = device_shapes(pools, ["device.attributes['gpu.nvidia.com'].missing == 'x'"], SelectorEvaluator())
+    assert report.shapes == [] and len(report.errors) == 1
