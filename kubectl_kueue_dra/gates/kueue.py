@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from collections.abc import Iterable
 from typing import Any
 
+from .kueue_gate_table import gate_table
 from .model import DRA_CONSUMABLE, DRA_EXTENDED, DRA_PARTITIONABLE, OFF, GateState, state_of
 
 KUEUE_DRA = "KueueDRAIntegration"
@@ -158,7 +159,11 @@ def derive_kueue_gates(version: str | None, *, cli: str | None = None,
         if old not in settings:
             continue
         spec = _spec_at(_OBSOLETE_SPECS[old], v)
-        if spec is None and v >= (0, 19):
+        if spec is None and v >= (0, 19) and old in gate_table("0.19"):
+            problems.append(GateProblem("warning", f"{where} sets {old}, which Kueue 0.19 knows only as the "
+                                                   "Kubernetes gate of that name (locked on): it does not turn "
+                                                   f"on Kueue's DRA support; that is {new}", old))
+        elif spec is None and v >= (0, 19):
             problems.append(GateProblem("error", f"{where} sets {old}, a gate Kueue 0.19 no longer knows: "
                                                  f"Kueue refuses to start (\"unrecognized feature gate: "
                                                  f"{old}\"); it is now {new}", old))

@@ -14,11 +14,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
-from ..k8s.object_shapes import CONFIGURATION
-from ..k8s.shape import Malformed, check_object
+from ..k8s.shape import Malformed
 from ..kube.view import ClusterView
+from .config_decode import DecodedConfig, decode_text
 from .mappings import Mapping, parse_mappings
 from .names import OPERATOR_NAMESPACE
 
@@ -43,6 +41,8 @@ class KueueConfig:
     #: the 403 that left the configuration unknown (a CR, Deployment or ConfigMap that may exist
     #: but could not be read): then nothing is known of the mappings, not "there are none"
     unreadable: str | None = None
+    text: str | None = None  # the ConfigMap's configuration text, as written
+    decoded: DecodedConfig | None = None  # the text decoded as the Kueue of the image tag decodes it
 
     @property
     def found(self) -> bool:
@@ -63,14 +63,7 @@ class KueueConfig:
     @property
     def version(self) -> str | None:
         """The Kueue version from the controller image tag, when it is a semver tag."""
-        if not self.deployment:
-            return None
-        for container in ((self.deployment.get("spec") or {}).get("template") or {}).get(
-                "spec", {}).get("containers") or []:
-            match = _VERSION_TAG.search(container.get("image") or "")
-            if match:
-                return match.group(1)
-        return None
+        return image_version(self.deployment)
 
 
 def _find_deployment(view: ClusterView, namespace: str | None) -> dict[str, Any] | None:
@@ -126,18 +119,36 @@ def load_kueue_config(view: ClusterView, kueue_namespace: str | None = None) -> 
     if text is None:
         return KueueConfig("ConfigMap", name, namespace, deployment=deployment,
                            problem=f"ConfigMap {namespace}/{name} has no key {CONFIG_KEY}")
-    try:
-        document = yaml.safe_load(text) or {}
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        line = f" line {mark.line + 1}" if mark else ""
+    if not isinstance(text, str):
         return KueueConfig("ConfigMap", name, namespace, deployment=deployment,
-                           problem=f"ConfigMap {namespace}/{name} key {CONFIG_KEY}{line}: malformed YAML")
-    if not isinstance(document, dict):
-        document = {}
-    view.note_malformed(checked_configuration(document, "ConfigMap", namespace, name))
-    mappings = parse_mappings((document.get("resources") or {}).get("deviceClassMappings"))
-    return KueueConfig("ConfigMap", name, namespace, document, mappings, deployment)
+                           problem=f"ConfigMap {namespace}/{name} key {CONFIG_KEY} is not text")
+    decoded = decode_configuration(view, text, "ConfigMap", namespace, name, image_version(deployment))
+    problem = None
+    if decoded.problems and decoded.problems[0].stage == "yaml":
+        problem = f"ConfigMap {namespace}/{name} key {CONFIG_KEY} {decoded.problems[0].message}"
+    mappings = parse_mappings((decoded.document.get("resources") or {}).get("deviceClassMappings"))
+    return KueueConfig("ConfigMap", name, namespace, decoded.document, mappings, deployment, problem,
+                       text=text, decoded=decoded)
+
+
+def image_version(deployment: dict[str, Any] | None) -> str | None:
+    """The Kueue version from a semver controller image tag."""
+    for container in (((deployment or {}).get("spec") or {}).get("template") or {}).get(
+            "spec", {}).get("containers") or []:
+        match = _VERSION_TAG.search(str(container.get("image") or ""))
+        if match:
+            return match.group(1)
+    return None
+
+
+def decode_configuration(view: ClusterView, text: str, kind: str, namespace: str | None, name: str | None,
+                         kueue_version: str | None) -> DecodedConfig:
+    """The ConfigMap text decoded as Kueue decodes it; each value of the wrong type, removed from
+    the document the commands read, is recorded in ``view.malformed``."""
+    decoded = decode_text(text, kueue_version)
+    view.note_malformed([Malformed(kind, namespace, name, f"data.{CONFIG_KEY}.{path}", expected, value)
+                         for path, expected, value in decoded.removed])
+    return decoded
 
 
 def _why_unknown(view: ClusterView, kueue_namespace: str | None) -> str | None:
@@ -146,11 +157,3 @@ def _why_unknown(view: ClusterView, kueue_namespace: str | None) -> str | None:
     kinds = ["ConfigMap"] + (["Kueue"] if kueue_namespace is None and view.serves("Kueue") else []) + \
         (["Deployment"] if kueue_namespace is None else [])
     return next((why for kind in kinds if (why := view.forbidden(kind))), None)
-
-
-def checked_configuration(document: dict[str, Any], kind: str, namespace: str | None,
-                          name: str | None) -> list[Malformed]:
-    """Remove the fields of Kueue's Configuration text that have the wrong type (Kueue itself
-    refuses to start with them), each one named in the ConfigMap's key."""
-    wrapper = {"metadata": {"namespace": namespace, "name": name}, "data": {CONFIG_KEY: document}}
-    return check_object(kind, wrapper, {"data": {CONFIG_KEY: CONFIGURATION}})

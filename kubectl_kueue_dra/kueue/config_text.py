@@ -6,6 +6,10 @@ The edit is a text splice guided by the positions PyYAML's composer records for 
 result is parsed back and compared with the intended document; when the splice cannot be done
 (flow style, JSON text, anchors, an unusual layout) or does not round-trip, the whole document is
 serialised again instead, and ``TextEdit.preserved`` says so.
+
+Kueue reads only the first YAML document of the text; the edit changes that one and keeps every
+later document byte for byte. Values are read as Kueue reads them (``config_yaml``: YAML 1.1,
+``yes`` is true), so the round-trip check compares what Kueue would see.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import yaml
+
+from .config_yaml import first_document_end, read_first_document
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -193,9 +199,19 @@ def with_mappings(document: dict[str, Any], mappings: list[Any]) -> dict[str, An
     return out
 
 
+def _as_kueue_reads(text: str) -> Any:
+    read = read_first_document(text)
+    if read.error:
+        raise yaml.YAMLError(read.error)
+    return read.value
+
+
 def replace_mappings(text: str, mappings: list[Any]) -> TextEdit:
-    """The configuration text with ``resources.deviceClassMappings`` replaced by ``mappings``."""
-    document = yaml.load(text, Loader=_Loader) or {}
+    """The configuration text with ``resources.deviceClassMappings`` of its first document
+    replaced by ``mappings``; later documents are kept as they are."""
+    end = first_document_end(text)
+    head, rest = text[:end], text[end:]
+    document = _as_kueue_reads(head) or {}
     if not isinstance(document, dict):
         raise ValueError("the Kueue configuration is not a YAML mapping")
     old = (document.get("resources") or {}).get("deviceClassMappings") or []
@@ -203,16 +219,20 @@ def replace_mappings(text: str, mappings: list[Any]) -> TextEdit:
     if old == mappings:
         return TextEdit(text, True)
     try:
-        if _has_anchors(text):
+        if _has_anchors(head):
             raise _Unsupported("anchors or aliases")
-        root = yaml.compose(text, Loader=yaml.SafeLoader)  # pure-Python marks carry offsets
+        root = yaml.compose(head, Loader=yaml.SafeLoader)  # pure-Python marks carry offsets
         if root is None:
-            new_text = _splice(text, yaml.MappingNode("tag:yaml.org,2002:map", []), old, mappings)
+            new_text = _splice(head, yaml.MappingNode("tag:yaml.org,2002:map", []), old, mappings)
         else:
-            new_text = _splice(text, _block_mapping(root), old if isinstance(old, list) else [],
+            new_text = _splice(head, _block_mapping(root), old if isinstance(old, list) else [],
                                mappings)
-        if yaml.load(new_text, Loader=_Loader) == want:
-            return TextEdit(new_text, True)
+        if _as_kueue_reads(new_text) == want:
+            return TextEdit(new_text + rest, True)
     except (_Unsupported, yaml.YAMLError):
         pass
-    return TextEdit(_serialise(want, text), False)
+    new_text = _serialise(want, head)
+    if _as_kueue_reads(new_text) != want:
+        raise ValueError("the Kueue configuration cannot be written out again so that Kueue reads the same "
+                         "values (edit it by hand)")
+    return TextEdit(new_text + rest, False)

@@ -30,8 +30,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
 from ..gates import (
     KueueGates,
     config_gate_map,
@@ -40,7 +38,8 @@ from ..gates import (
 )
 from ..kube.errors import KubeError
 from ..kube.view import ClusterView
-from .config import CONFIG_KEY, CONFIGMAP_NAME, KueueConfig, checked_configuration, load_kueue_config
+from .config import CONFIG_KEY, CONFIGMAP_NAME, KueueConfig, decode_configuration, image_version, load_kueue_config
+from .config_decode import DecodedConfig, decode_text
 from .names import OPERATOR_NAMESPACE
 from .mappings import Mapping, parse_mappings
 from .operator_render import expected_render
@@ -70,6 +69,7 @@ class EffectiveConfig:
     document: Obj
     mappings: list[Mapping]
     rendered: bool  # OpenShift: read from the ConfigMap the operator rendered
+    text: str | None = None  # the configuration text Kueue reads, when it was read (a ConfigMap's)
 
     def ref(self) -> Obj | None:
         if self.kind is None:
@@ -95,6 +95,8 @@ class KueueInstallation:
     #: OpenShift: whether the operator sees OpenShift (``project.openshift.io`` served), so reads
     #: the FeatureGate; None when unknown or not the operator's installation
     operator_openshift: bool | None = None
+    #: the text Kueue reads, decoded and validated as this Kueue version does (None: no text read)
+    config_check: DecodedConfig | None = None
 
     @property
     def openshift(self) -> bool:
@@ -187,30 +189,10 @@ def kueue_of_operator(operator_version: str) -> str | None:
     return OPERATOR_KUEUE.get(".".join(operator_version.split(".")[:2]))
 
 
-def image_version(deployment: Obj | None) -> str | None:
-    """The Kueue version from a semver controller image tag."""
-    for c in _containers(deployment):
-        match = re.search(r":v?(\d+\.\d+\.\d+[\w.+-]*)$", str(c.get("image") or ""))
-        if match:
-            return match.group(1)
-    return None
-
-
 def label_version(deployment: Obj | None) -> str | None:
     labels = ((deployment or {}).get("metadata") or {}).get("labels") or {}
     match = _SEMVER.match(str(labels.get("app.kubernetes.io/version") or ""))
     return match.group(1) if match else None
-
-
-def _document(cm: Obj | None) -> Obj | None:
-    text = ((cm or {}).get("data") or {}).get(CONFIG_KEY)
-    if text is None:
-        return None
-    try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError:
-        return None
-    return doc if isinstance(doc, dict) else None
 
 
 def _operator_side(config: KueueConfig, deployment: Obj | None) -> bool:
@@ -230,13 +212,16 @@ def _read_operator_version(view: ClusterView, namespace: str) -> tuple[str | Non
 
 def _effective(view: ClusterView, config: KueueConfig, namespace: str) -> EffectiveConfig:
     if config.kind == "Kueue":
-        document = _document(view.try_get("ConfigMap", CONFIGMAP_NAME, namespace))
-        if document is not None:
-            view.note_malformed(checked_configuration(document, "ConfigMap", namespace, CONFIGMAP_NAME))
-            mappings = parse_mappings((document.get("resources") or {}).get("deviceClassMappings"))
-            return EffectiveConfig("ConfigMap", CONFIGMAP_NAME, namespace, document, mappings, True)
+        text = ((view.try_get("ConfigMap", CONFIGMAP_NAME, namespace) or {}).get("data") or {}).get(CONFIG_KEY)
+        if isinstance(text, str):
+            decoded = decode_configuration(view, text, "ConfigMap", namespace, CONFIGMAP_NAME,
+                                           image_version(config.deployment))
+            if not decoded.problems or decoded.problems[0].stage != "yaml":
+                document = decoded.document
+                mappings = parse_mappings((document.get("resources") or {}).get("deviceClassMappings"))
+                return EffectiveConfig("ConfigMap", CONFIGMAP_NAME, namespace, document, mappings, True, text)
     return EffectiveConfig(config.kind, config.name, config.namespace, config.document,
-                           config.mappings, False)
+                           config.mappings, False, config.text)
 
 
 def _settings(config: KueueConfig, effective: EffectiveConfig, feature_gate: Obj | None,
@@ -285,8 +270,10 @@ def installation_of(view: ClusterView, config: KueueConfig, *,
     cli = feature_gates_arg(manager_args(deployment))
     gates = derive_kueue_gates(version, cli=cli, config=settings, config_source=settings_source,
                                config_where=where, problems_in=problems)
+    check = decode_text(effective.text, version) if effective.text is not None else None
     return KueueInstallation(config, effective, deployment, gates, version, source, operator_version,
-                             operator_source, feature_gate, cli, settings, where, problems, operator_openshift)
+                             operator_source, feature_gate, cli, settings, where, problems, operator_openshift,
+                             check)
 
 
 def operator_sees_openshift(view: ClusterView, feature_gate: Obj | None) -> bool | None:

@@ -110,7 +110,8 @@ def _modifier(config: KueueConfig, facts: TargetFacts, edit: Edit, seen: _Attemp
     rules = facts.rules
 
     def modify(obj: dict[str, Any]) -> dict[str, Any]:
-        raw = current_mappings(obj, str(config.kind))
+        minor = rules.kueue_minor
+        raw = current_mappings(obj, str(config.kind), None if minor is None else f"0.{minor}")
         new_raw = edit(raw, rules.dialect)
         seen.before_raw, seen.after_raw = raw, new_raw
         if new_raw == raw:

@@ -13,10 +13,9 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
-
 from ..errors import UserError
 from .config import CONFIG_KEY
+from .config_decode import decode_text
 from .config_text import replace_mappings, with_mappings
 from .mappings import Source, mapping_entry
 
@@ -74,29 +73,34 @@ def remove_mapping(raw: list[Any], name: str, device_classes: list[str] | None =
 
 # ---- the objects ----------------------------------------------------------------------------
 
-def config_document(obj: dict[str, Any], kind: str) -> dict[str, Any]:
-    """The Kueue configuration inside the object: the CR's ``spec.config``, or the parsed
-    ConfigMap text."""
+#: problems no mapping edit can change: Kueue does not start before or after the write
+_BLOCKING_STAGES = ("yaml", "decode", "feature-gates")
+
+
+def config_document(obj: dict[str, Any], kind: str, kueue_version: str | None = None) -> dict[str, Any]:
+    """The Kueue configuration inside the object: the CR's ``spec.config``, or the first document
+    of the ConfigMap text, decoded as Kueue decodes it. A text Kueue refuses for a reason no
+    mapping edit changes (YAML, types, unknown fields, feature gates) is refused here."""
     if kind == "Kueue":
         return ((obj.get("spec") or {}).get("config")) or {}
+    ref = f"ConfigMap {obj['metadata'].get('namespace')}/{obj['metadata']['name']}"
     text = (obj.get("data") or {}).get(CONFIG_KEY)
     if text is None:
-        raise UserError(f"ConfigMap {obj['metadata'].get('namespace')}/{obj['metadata']['name']} "
-                        f"has no key {CONFIG_KEY}", "is this Kueue's configuration?")
-    try:
-        document = yaml.safe_load(text) or {}
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        line = f" line {mark.line + 1}" if mark else ""
-        raise UserError(f"ConfigMap {obj['metadata'].get('namespace')}/{obj['metadata']['name']} "
-                        f"key {CONFIG_KEY}{line}: malformed YAML", "fix it by hand first") from None
-    if not isinstance(document, dict):
-        raise UserError(f"ConfigMap key {CONFIG_KEY} is not a YAML mapping")
-    return document
+        raise UserError(f"{ref} has no key {CONFIG_KEY}", "is this Kueue's configuration?")
+    if not isinstance(text, str):
+        raise UserError(f"{ref} key {CONFIG_KEY} is not text", "fix it by hand first")
+    decoded = decode_text(text, kueue_version)
+    blocking = [p for p in decoded.problems if p.stage in _BLOCKING_STAGES]
+    if blocking:
+        shown = "; ".join(str(p) for p in blocking[:3]) + (f" (and {len(blocking) - 3} more)"
+                                                            if len(blocking) > 3 else "")
+        raise UserError(f"{ref} key {CONFIG_KEY}: Kueue {decoded.minor} does not start with it ({shown}); "
+                        "nothing was written", "fix it by hand first")
+    return decoded.document
 
 
-def current_mappings(obj: dict[str, Any], kind: str) -> list[Any]:
-    raw = (config_document(obj, kind).get("resources") or {}).get("deviceClassMappings")
+def current_mappings(obj: dict[str, Any], kind: str, kueue_version: str | None = None) -> list[Any]:
+    raw = (config_document(obj, kind, kueue_version).get("resources") or {}).get("deviceClassMappings")
     return list(raw) if isinstance(raw, list) else []
 
 
@@ -113,6 +117,9 @@ def with_object_mappings(obj: dict[str, Any], kind: str, raw: list[Any]) -> Obje
         spec = new.setdefault("spec", {})
         spec["config"] = with_mappings(spec.get("config") or {}, raw)
         return ObjectEdit(new)
-    edit = replace_mappings(new["data"][CONFIG_KEY], raw)
+    try:
+        edit = replace_mappings(new["data"][CONFIG_KEY], raw)
+    except ValueError as e:
+        raise UserError(f"ConfigMap key {CONFIG_KEY}: {e}; nothing was written", "fix it by hand first") from None
     new["data"][CONFIG_KEY] = edit.text
     return ObjectEdit(new, edit.preserved)

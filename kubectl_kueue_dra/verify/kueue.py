@@ -110,14 +110,36 @@ def config(f: Facts) -> Result:
     if c.found and c.problem:
         return Result(FAIL, f"{c.problem}: Kueue does not start with it", fixes.edit_kueue_config(f, "the YAML"))
     if c.found:
-        mapped = ", ".join(m.name for m in c.mappings) or "none"
-        return Result(PASS, f"{c.describe()}; deviceClassMappings: {mapped}")
+        return _config_verdict(f)
     denied = c.unreadable or f.denied("configmaps") or f.denied("kueues.kueue.openshift.io")
     if denied:
         return Result(SKIP, denied)
     return Result(FAIL if f.live else SKIP,
                   f"no Kueue configuration found ({c.problem})",
                   "pass --kueue-namespace NS if Kueue runs elsewhere" if f.live else None)
+
+
+def _config_verdict(f: Facts) -> Result:
+    """FAIL exactly where Kueue refuses to start with the text it reads (decoded strictly,
+    feature gates, validation); a text with several YAML documents starts, on the first one."""
+    c, check = f.config, f.install.config_check
+    mapped = ", ".join(m.name for m in c.mappings) or "none"
+    e = f.install.effective
+    where = f"ConfigMap {e.namespace}/{e.name}" if e.kind == "ConfigMap" else c.describe()
+    if check is None:
+        return Result(PASS, f"{c.describe()}; deviceClassMappings: {mapped}")
+    as_version = f"Kueue {check.minor}" + (" (assumed: the version is unknown)" if check.minor_assumed else "")
+    extra: dict[str, Any] = {"checkedAs": check.minor, "versionAssumed": check.minor_assumed,
+                             "documents": check.documents, "apiVersion": check.api_version}
+    if check.refused:
+        extra["problems"] = [{"field": p.path, "message": p.message, "stage": p.stage} for p in check.problems]
+        return Result(FAIL, f"{where}: {as_version} does not start with it: {check.summary()}",
+                      fixes.edit_kueue_config(f, "fix " + (check.problems[0].path or "the text")), extra)
+    if check.documents > 1:
+        return Result(WARN, f"{where} holds {check.documents} YAML documents: Kueue reads the first and ignores "
+                            f"the rest; deviceClassMappings: {mapped}",
+                      fixes.edit_kueue_config(f, "remove every document after the first"), extra)
+    return Result(PASS, f"{c.describe()}; deviceClassMappings: {mapped}", None, extra)
 
 
 def _problem_fix(f: Facts, problem: g.GateProblem) -> str:

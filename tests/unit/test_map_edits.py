@@ -5,6 +5,7 @@ import copy
 import pytest
 import yaml
 
+from kubectl_kueue_dra.errors import UserError
 from kubectl_kueue_dra.kueue.config import KueueConfig
 from kubectl_kueue_dra.kueue.mapping_edits import (EditError, current_mappings, remove_mapping,
                                                    set_mapping, with_object_mappings)
@@ -82,6 +83,46 @@ def test_object_edit_of_a_configmap():
     assert edit.preserved and edit.obj["data"]["other"] == "x"
     assert edit.obj["data"]["controller_manager_config.yaml"] == "kind: Configuration\n# keep me\n"
     assert current_mappings(cm, "ConfigMap") == [{"name": "a", "deviceClassNames": ["c"]}]
+
+
+def _cm(text):
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "kueue-manager-config", "namespace": "k"},
+            "data": {"controller_manager_config.yaml": text}}
+
+
+def test_object_edit_of_a_multi_document_text_keeps_the_later_documents_byte_for_byte():
+    later = "---\n# Kueue never reads this\nresources: 5\nbroken: [\n"
+    text = "kind: Configuration\nresources:\n  deviceClassMappings:\n  - name: a\n    deviceClassNames: [c]\n" + later
+    cm = _cm(text)
+    assert current_mappings(cm, "ConfigMap") == [{"name": "a", "deviceClassNames": ["c"]}]
+    new = [{"name": "a", "deviceClassNames": ["c"]}, {"name": "b", "deviceClassNames": ["d"]}]
+    edit = with_object_mappings(cm, "ConfigMap", new)
+    out = edit.obj["data"]["controller_manager_config.yaml"]
+    assert edit.preserved and out.endswith(later) and out.count(later) == 1
+    assert current_mappings(edit.obj, "ConfigMap") == new
+    gone = with_object_mappings(cm, "ConfigMap", []).obj["data"]["controller_manager_config.yaml"]
+    assert gone == "kind: Configuration\n" + later
+
+
+@pytest.mark.parametrize("text,why", [
+    ("resources:\n  deviceClassMappings: 5\n", "resources.deviceClassMappings: is 5, not a list"),
+    ("resource: {}\n", "resource: unknown field"),
+    ("resources: {}\nresources: {}\n", "resources: is written twice"),
+    ("featureGates:\n  NoSuchGate: true\n", "unrecognized feature gate: NoSuchGate"),
+    ("a: [\n", "malformed YAML"),
+])
+def test_a_text_kueue_refuses_is_refused_in_one_line(text, why):
+    with pytest.raises(UserError) as e:
+        current_mappings(_cm(text), "ConfigMap")
+    message = str(e.value)
+    assert why in message and "nothing was written" in message and "\n" not in message
+
+
+def test_yes_stays_what_kueue_reads_when_the_text_is_edited():
+    text = "kind: Configuration\nmanageJobsWithoutQueueName: yes\n"
+    edit = with_object_mappings(_cm(text), "ConfigMap", [{"name": "a", "deviceClassNames": ["c"]}])
+    out = edit.obj["data"]["controller_manager_config.yaml"]
+    assert edit.preserved and out.startswith(text)
 
 
 def deployment(image="registry.k8s.io/kueue/kueue:v0.18.6", args=(), annotations=None, owners=None):

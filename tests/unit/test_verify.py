@@ -213,11 +213,24 @@ def test_kueue_config_malformed_fails():
 def test_obsolete_gate_name_fails():
     objects = example("resourceclaimtemplate")
     config = kueue_config(objects)
+    config["featureGates"] = {"DRAExtendedResources": True}
+    set_kueue_config(objects, config)
+    checks = run(objects)[0]
+    check = checks["kueue-feature-gates"]
+    assert check.status == "fail" and "unrecognized feature gate: DRAExtendedResources" in check.message
+    assert "remove DRAExtendedResources" in check.fix
+    assert checks["kueue-config"].status == "fail" and "featureGates[DRAExtendedResources]" in checks["kueue-config"].message
+
+
+def test_kubernetes_gate_name_in_kueue_0_19_starts():
+    """Kueue 0.19 links Kubernetes' gates: DynamicResourceAllocation is known there (locked on)."""
+    objects = example("resourceclaimtemplate")
+    config = kueue_config(objects)
     config["featureGates"] = {"DynamicResourceAllocation": True}
     set_kueue_config(objects, config)
-    check = run(objects)[0]["kueue-feature-gates"]
-    assert check.status == "fail" and "unrecognized feature gate: DynamicResourceAllocation" in check.message
-    assert "remove DynamicResourceAllocation" in check.fix
+    checks = run(objects)[0]
+    assert checks["kueue-config"].status == "pass"
+    assert checks["kueue-feature-gates"].status != "fail"
 
 
 def test_gates_in_args_and_config_fails():
