@@ -109,8 +109,8 @@ def allocations(pods: list[dict[str, Any]], claims: list[dict[str, Any]] | None,
     ``claims`` None (unreadable) leaves ``allocated`` and ``reserved`` None: unknown, not false.
     ``device`` is looked up in its pool's current generation: ``generation`` says "current",
     "stale" (only an older generation names it) or "missing"; the counters of a device not in the
-    current generation are None (unknown). ``slices`` None (unreadable) leaves ``generation`` and
-    ``counters`` None."""
+    current generation are None (unknown), and so are the generation and counters
+    of every device when ``slices`` is None (unreadable)."""
     by_name = {c["metadata"]["name"]: c for c in claims or []}
     devices = DeviceIndex(slices or [])
     out = []
@@ -127,9 +127,8 @@ def allocations(pods: list[dict[str, Any]], claims: list[dict[str, Any]] | None,
                             "reserved": reserved})
             for r in results:
                 where: str | None
-                where, device = devices.lookup(r.get("driver"), r.get("pool"), r.get("device"))
-                if slices is None:
-                    where, device = None, None
+                where, device = devices.lookup(r.get("driver"), r.get("pool"), r.get("device")) \
+                    if slices is not None else (None, None)
                 key = (r.get("driver"), r.get("pool"), r.get("device"))
                 out.append({"pod": pod_name, "claim": claim_name, "podClaim": pod_claim,
                             "request": r.get("request"),

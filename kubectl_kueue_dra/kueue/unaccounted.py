@@ -114,6 +114,8 @@ def uncharged_devices(claims: list[dict[str, Any]], pods: list[dict[str, Any]], 
         charged_pods = [p for p in held_by if p is not None and _pod_charged(p, owners)]
         extended = (meta.get("annotations") or {}).get(EXTENDED_CLAIM) == "true"
         for r in claim_results(claim):
+            if not all(isinstance(r.get(k), str) for k in ("driver", "pool", "device")):
+                continue  # names no device (the API server requires all three)
             device_class = _request_class(claim, r.get("request"))
             if not charged_pods:
                 reason = "no admitted Workload" if all(p is not None for p in held_by) else "pod not found"
@@ -122,8 +124,7 @@ def uncharged_devices(claims: list[dict[str, Any]], pods: list[dict[str, Any]], 
             else:
                 continue
             out.devices.append({"namespace": ns, "claim": meta.get("name"), "pods": sorted(holders),
-                                "driver": str(r.get("driver") or "(no driver)"), "pool": r.get("pool"),
-                                "device": r.get("device"),
+                                "driver": r["driver"], "pool": r["pool"], "device": r["device"],
                                 "deviceClass": device_class, "reason": reason})
     return out
 

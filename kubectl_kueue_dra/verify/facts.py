@@ -58,7 +58,7 @@ class Facts:
     pods: list[Obj] | None = None  # the Kueue controller's pods
     malformed: list[Malformed] = field(default_factory=list)  # fields of the wrong type, removed
     cluster_version_problem: str | None = None  # why the OpenShift version is unknown
-    uncharged: Uncharged | None = None  # devices allocated outside Kueue's accounting
+    uncharged: Uncharged | None = None  # devices allocated outside Kueue's accounting (None: claims unread)
     _supplies: dict[Source, CounterSupply] = field(default_factory=dict, repr=False)
 
     # -- convenience -----------------------------------------------------------------------
