@@ -124,8 +124,7 @@ def uncharged_devices(claims: list[dict[str, Any]], pods: list[dict[str, Any]], 
             else:
                 continue
             out.devices.append({"namespace": ns, "claim": meta.get("name"), "pods": sorted(holders),
-                                "driver": str(r.get("driver") or "(no driver)"), "pool": r.get("pool"),
-                                "device": r.get("device"),
+                                "driver": r["driver"], "pool": r["pool"], "device": r["device"],
                                 "deviceClass": device_class, "reason": reason})
     return out
 
