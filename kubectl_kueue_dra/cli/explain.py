@@ -23,7 +23,8 @@ Examples:
 """)
 @click.argument("reference", required=False, metavar="TYPE/NAME")
 @click.option("-f", "--filename", metavar="FILE",
-              help="Explain a manifest (Job, Pod, JobSet, Workload); - reads stdin.")
+              help="Explain the workloads of a manifest file (Jobs, Pods, JobSets, Workloads; the file's "
+                   "ResourceClaimTemplates and DeviceClasses come before the cluster's); - reads stdin.")
 @click.option("--kueue-version", metavar="VERSION", help="Use this Kueue version's semantics (default: detected).")
 @click.option("--exit-code", is_flag=True, default=False,
               help="Exit 3 when the workload is not admitted or an error finding is shown (default: 0 "
@@ -47,7 +48,7 @@ def explain(ctx: click.Context, reference: str | None, filename: str | None, kue
     """
     from ..kueue.explain_request import (ATTENTION_EXIT, ExplainRequest, explain_document, list_document,
                                          needs_attention)
-    from ..render.explain import explain_text
+    from ..render.explain import explain_texts
     from ..render.output import emit
     from ..render.workload_list import workload_list_text
 
@@ -58,5 +59,5 @@ def explain(ctx: click.Context, reference: str | None, filename: str | None, kue
         emit(list_document(open_view(opts), request), opts.output, lambda d: workload_list_text(d, opts))
         return 0
     document = explain_document(open_view(opts), request)
-    emit(document, opts.output, lambda d: explain_text(d, opts))
+    emit(document, opts.output, lambda d: explain_texts(d, opts))
     return ATTENTION_EXIT if exit_code and needs_attention(document) else 0

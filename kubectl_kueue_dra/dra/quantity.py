@@ -216,3 +216,29 @@ def _parse(s: str) -> Quantity:
     if not positive:
         unscaled = -unscaled
     return Quantity(unscaled, exp, fmt, dec=True)
+
+
+# -- display ----------------------------------------------------------------------------
+
+_APPROX_BINARY = ((60, "Ei"), (50, "Pi"), (40, "Ti"), (30, "Gi"), (20, "Mi"), (10, "Ki"))
+_APPROX_DECIMAL = ((18, "E"), (15, "P"), (12, "T"), (9, "G"), (6, "M"), (3, "k"))
+
+
+def display_quantity(q: Quantity) -> str:
+    """A quantity as text shows it: the canonical form ``Quantity.String()`` prints (what Kueue and
+    kubectl show). When that form is a long bare number — a BinarySI value that is no whole number
+    of Ki (``800Gi + 800`` prints ``858993460000``), or a DecimalSI one that is no whole number of k
+    — the nearest amount in its own unit scale follows, marked approximate:
+    ``858993460000 (≈800Gi)``. JSON keeps the canonical form alone."""
+    text = str(q)
+    value = q.value
+    if not text.lstrip("+-").isdigit() or abs(value) < 10**6:
+        return text
+    binary = q.format == BINARY_SI
+    for power, suffix in (_APPROX_BINARY if binary else _APPROX_DECIMAL):
+        base = 2**power if binary else 10**power
+        if abs(value) >= base:
+            amount = float(value / base)
+            shown = f"{amount:.3g}" if abs(amount) < 1000 else f"{round(amount)}"
+            return f"{text} (≈{shown}{suffix})"
+    return text

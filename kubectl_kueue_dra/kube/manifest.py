@@ -1,18 +1,66 @@
-"""``explain -f FILE``: read one workload manifest from a file or stdin."""
+"""``explain -f FILE``: the workloads of a manifest file (or stdin), and the objects beside them.
+
+A file may hold several documents, as the job files users apply do: the Job next to the
+ResourceClaimTemplate it names, a DeviceClass, a Namespace. Every Job, Pod, JobSet or Workload in
+it is explained; the other objects are kept (``resource.k8s.io`` ones reshaped to v1 and checked
+like the view checks what it reads) so that explain can use them before the cluster's.
+"""
 
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass, field
 from typing import IO, Any
 
 from ..errors import UsageError
+from ..k8s.object_shapes import GENERIC, SHAPES
+from ..k8s.shape import Malformed, check_object
 from ..k8s.utf8 import NotUtf8, utf8_text
+from .convert import to_v1
 
 WORKLOAD_KINDS = ("Job", "Pod", "JobSet", "Workload")
+#: the kinds explain takes from the file before the cluster's
+COMPANION_KINDS = ("ResourceClaimTemplate", "DeviceClass")
 
 
-def read_manifest(path: str, stdin: IO[str] | None = None) -> dict[str, Any]:
-    """The one Job, Pod, JobSet or Workload in ``path`` (``-`` reads ``stdin``)."""
+@dataclass
+class Manifest:
+    """What ``-f`` read: the workloads in file order, and every other object of the file."""
+
+    source: str  # "-f job.yaml", "-f -" (stdin)
+    workloads: list[dict[str, Any]]
+    objects: list[dict[str, Any]] = field(default_factory=list)
+    malformed: list[Malformed] = field(default_factory=list)  # fields of the file's objects removed
+
+    def companions(self, kind: str, namespace: str | None = None) -> list[dict[str, Any]]:
+        """The file's objects of ``kind`` (a namespaced kind: those of ``namespace``; an object
+        without a namespace is in the namespace it would be applied to, the workload's)."""
+        return [o for o in self.objects if o.get("kind") == kind
+                and (namespace is None or (_meta(o).get("namespace") or namespace) == namespace)]
+
+    def ignored_kinds(self) -> list[str]:
+        """The kinds of the file explain does not read (a Namespace, a LocalQueue …)."""
+        return sorted({str(o.get("kind")) for o in self.objects if o.get("kind") not in COMPANION_KINDS})
+
+
+def _meta(obj: dict[str, Any]) -> dict[str, Any]:
+    meta = obj.get("metadata")
+    return meta if isinstance(meta, dict) else {}
+
+
+def _documents(docs: list[Any]) -> list[Any]:
+    """The documents, the items of a ``kind: List`` (kubectl get -o yaml) in their place."""
+    out: list[Any] = []
+    for d in docs:
+        if isinstance(d, dict) and d.get("kind") == "List" and isinstance(d.get("items"), list):
+            out.extend(_documents(d["items"]))
+        elif d:
+            out.append(d)
+    return out
+
+
+def read_manifest(path: str, stdin: IO[str] | None = None) -> Manifest:
+    """The workloads in ``path`` (``-`` reads ``stdin``) and the objects beside them."""
     import yaml
 
     try:
@@ -26,15 +74,30 @@ def read_manifest(path: str, stdin: IO[str] | None = None) -> dict[str, Any]:
     except (NotUtf8, UnicodeDecodeError) as e:
         raise UsageError(f"-f {path}: {e if isinstance(e, NotUtf8) else 'not UTF-8 text'}") from None
     try:
-        docs = [d for d in yaml.safe_load_all(text) if d]
+        docs = _documents(list(yaml.safe_load_all(text)))
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f":{mark.line + 1}" if mark else ""
         raise UsageError(f"-f {path}{where}: malformed YAML: {getattr(e, 'problem', None) or e}") from None
-    workloads = [d for d in docs if isinstance(d, dict) and d.get("kind") in WORKLOAD_KINDS]
+    workloads = [dict(d) for d in docs if isinstance(d, dict) and d.get("kind") in WORKLOAD_KINDS]
     if not workloads:
         kinds = ", ".join(sorted({str(d.get("kind")) for d in docs if isinstance(d, dict)})) or "nothing"
         raise UsageError(f"-f {path}: no Job, Pod, JobSet or Workload in it (found {kinds})")
-    if len(workloads) > 1:
-        raise UsageError(f"-f {path}: {len(workloads)} workloads in one file", "explain one at a time")
-    return dict(workloads[0])
+    manifest = Manifest(f"-f {path}", workloads)
+    for d in docs:
+        if isinstance(d, dict) and d.get("kind") not in WORKLOAD_KINDS:
+            obj = to_v1(dict(d))
+            if obj.get("kind") in COMPANION_KINDS:
+                manifest.malformed.extend(check_object(str(obj["kind"]), obj, SHAPES.get(str(obj["kind"]), GENERIC)))
+            manifest.objects.append(obj)
+    return manifest
+
+
+def manifest_name(obj: dict[str, Any]) -> str:
+    """A workload's name as a reference shows it: ``train`` or, for generateName, ``train- (generated)``."""
+    meta = _meta(obj)
+    if meta.get("name"):
+        return str(meta["name"])
+    if meta.get("generateName"):
+        return f"{meta['generateName']} (generated)"
+    return "(no name)"

@@ -9,6 +9,7 @@ from ..errors import UserError
 from ..findings import config_findings, is_partial, unreadable_findings
 from ..kube.view import ClusterView
 from . import flags
+from .command import cli_of, document_for_cli
 from .config import load_kueue_config
 from .installation import installation_of
 
@@ -43,14 +44,14 @@ def classes_document(view: ClusterView, req: ClassesRequest) -> dict[str, Any]:
         return _devices_document(view, req.devices, device_classes, installation, pools, findings)
     report = classes_report(device_classes, mappings=installation.effective.mappings if config.found else None,
                             cluster_queues=cluster_queues, pools=pools, evaluator=SelectorEvaluator())
-    return {
+    return document_for_cli({
         "source": view.source,
         "kueueConfig": config.target() if config.found else None,
         "kueueInstallation": installation.to_json(),
         "partial": is_partial(view),
         "deviceClasses": report,
         "findings": unreadable_findings(view) + findings,
-    }
+    }, cli_of(view, config))
 
 
 def _devices_document(view: ClusterView, wanted: str, device_classes: list[dict[str, Any]], installation: Any,
@@ -71,11 +72,11 @@ def _devices_document(view: ClusterView, wanted: str, device_classes: list[dict[
                    "matchingDevices": None, "shapes": [], "findings": []} for dc in chosen]
     else:
         listed = [class_devices(dc, mappings=mappings, pools=pools, evaluator=evaluator) for dc in chosen]
-    return {
+    return document_for_cli({
         "source": view.source,
         "kueueConfig": installation.config.target() if installation.config.found else None,
         "kueueInstallation": installation.to_json(),
         "partial": is_partial(view),
         "devices": listed,
         "findings": unreadable_findings(view) + findings,
-    }
+    }, cli_of(view, installation.config))

@@ -183,6 +183,9 @@ class QueuePath:
     cluster_queue: dict[str, Any] | None
     namespace: dict[str, Any] | None
     managed: ManagedNamespaces  # the namespaces Kueue manages
+    #: what carries the queue name: "job/train" (its label), "workload/x" (spec.queueName), or None
+    #: for a what-if (the file's metadata.labels)
+    holder: str | None = None
 
 
 def queue_findings(path: QueuePath, totals: dict[str, int], namespace: str) -> list[dict[str, Any]]:
@@ -191,7 +194,7 @@ def queue_findings(path: QueuePath, totals: dict[str, int], namespace: str) -> l
         out.append(finding("error", "NoQueueName",
                            "the workload names no LocalQueue (label kueue.x-k8s.io/queue-name): Kueue does not "
                            "manage it unless manageJobsWithoutQueueName is set",
-                           f"kubectl label -n {namespace} <job> kueue.x-k8s.io/queue-name=<local-queue>"))
+                           _queue_name_fix(path.holder, namespace)))
         return out
     if path.namespace is not None and not path.managed.manages(path.namespace):
         if path.managed.how == OPENSHIFT:
@@ -238,6 +241,14 @@ def queue_findings(path: QueuePath, totals: dict[str, int], namespace: str) -> l
                                f"(\"resource {name} unavailable in ClusterQueue\")",
                                f"add {name} to coveredResources of ClusterQueue {cq_name} with a nominalQuota"))
     return out
+
+
+def _queue_name_fix(holder: str | None, namespace: str) -> str:
+    if holder is None:
+        return "add the label kueue.x-k8s.io/queue-name: <local-queue> to metadata.labels in the file"
+    if holder.startswith("workload/"):
+        return f"set spec.queueName of {holder} in namespace {namespace} to a LocalQueue"
+    return f"kubectl label -n {namespace} {holder} kueue.x-k8s.io/queue-name=<local-queue>"
 
 
 # Kueue's ErrNamespaceMismatch, the inadmissible message it records in both cases below.

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..dra.cel import SelectorEvaluator
 from ..findings import finding, is_partial
+from ..kube.manifest import manifest_name
 from ..kube.view import ClusterView
 from .charge import (
     ChargeEngine,
@@ -18,6 +19,7 @@ from .charge import (
     ChargeResult,
     format_usage,
 )
+from .command import cli_of, document_for_cli
 from .config import KueueConfig, load_kueue_config
 from .explain_pods import SliceSource, overcharge_findings, workload_allocations
 from .diagnose import QueuePath, cause_of, compare, condition, is_admitted, queue_findings, recorded_usage
@@ -101,12 +103,41 @@ def _charge_inputs(view: ClusterView, ctx: KueueContext, subject: Subject, slice
     ns = subject.namespace
     listed: list[dict[str, Any]] = view.try_list("ResourceClaimTemplate", ns) or []
     templates = {str(t["metadata"]["name"]): t for t in listed}
+    device_classes = {str(c["metadata"]["name"]): c for c in view.try_list("DeviceClass") or []}
+    if subject.file is not None:  # what the file carries comes before the cluster's
+        templates.update(_named(subject.file.companions("ResourceClaimTemplate", ns)))
+        device_classes.update(_named(subject.file.companions("DeviceClass")))
     return ChargeInputs(
         namespace=ns, semantics=ctx.semantics, gates=ctx.gates, mappings=_mappings(ctx),
-        device_classes=view.try_list("DeviceClass") or [], claim_templates=templates, slices=[], slice_source=slices,
+        device_classes=list(device_classes.values()), claim_templates=templates, slices=[], slice_source=slices,
         resource_slice_api=view.serves("ResourceSlice") if view.live else True,
         evaluator=SelectorEvaluator(ctx.semantics.cel_dialect),
         rules=ctx.rules, adjust=adjust_inputs(view, ns, subject.podsets))
+
+
+def _named(objects: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {str(o["metadata"]["name"]): o for o in objects if (o.get("metadata") or {}).get("name")}
+
+
+def _file_findings(subject: Subject) -> list[dict[str, Any]]:
+    """What of the what-if's file explain used instead of the cluster's, and what it did not read."""
+    file = subject.file
+    if file is None:
+        return []
+    out = []
+    named = {str(c.get("resourceClaimTemplateName")) for ps in subject.podsets
+             for c in (ps.spec.get("resourceClaims") or []) if isinstance(c, dict)}
+    used = [f"ResourceClaimTemplate {n}" for n in sorted(_named(file.companions("ResourceClaimTemplate",
+                                                                                  subject.namespace))) if n in named]
+    used += [f"DeviceClass {n}" for n in sorted(_named(file.companions("DeviceClass")))]
+    if used:
+        out.append(finding("info", "FromManifest", f"taken from {file.source} before the cluster's: {', '.join(used)}",
+                           None))
+    if file.ignored_kinds():
+        out.append(finding("info", "ManifestObjectsNotRead",
+                           f"{file.source} also holds {', '.join(file.ignored_kinds())}: explain reads these kinds "
+                           "from the cluster only", None))
+    return out
 
 
 def _podsets_doc(result: ChargeResult, binary: set[str]) -> tuple[list[dict[str, Any]], dict[str, int]]:
@@ -139,8 +170,8 @@ def _recorded_part(wl: dict[str, Any], result: ChargeResult, binary: set[str], d
     findings: list[dict[str, Any]] = []
     recorded_doc = None
     source, recorded = recorded_usage(wl)
-    if recorded:
-        recorded_doc = next(iter(recorded.values())) if len(recorded) == 1 else _sum_recorded(recorded, binary)
+    if recorded:  # in the charge's own form, so that equal amounts read equal (5100273664 is 4864Mi)
+        recorded_doc = _sum_recorded(recorded, binary)
         findings.extend(compare(result, recorded, "status.admission" if source == "admission"
                                 else "status.resourceRequests", dra_resources))
     findings.extend(_condition_findings(wl, result, stated))
@@ -169,7 +200,8 @@ def _queue_part(view: ClusterView, subject: Subject, ctx: KueueContext, result: 
     namespace_obj = view.try_get("Namespace", ns)
     managed = namespace_rule(openshift=config.kind == "Kueue", configuration=config.document,
                              kueue_version=ctx.semantics.version, kueue_namespace=ctx.kueue_namespace)
-    path = QueuePath(lq_name, local_queue, cluster_queue, namespace_obj, managed)
+    holder = subject.job_reference or (f"workload/{wl['metadata']['name']}" if wl is not None else None)
+    path = QueuePath(lq_name, local_queue, cluster_queue, namespace_obj, managed, holder)
     if not admitted:
         findings.extend(queue_findings(path, totals, ns))
     elif managed.how == OPENSHIFT and namespace_obj is not None and not managed.manages(namespace_obj):
@@ -251,10 +283,10 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
     allocated = workload_allocations(view, subject, slices)
     findings.extend(overcharge_findings(allocated, result))
     findings.extend(finding("info", n.code, n.message, n.fix) for n in result.notes)
-    return {
+    findings.extend(_file_findings(subject))
+    return document_for_cli({
         "workload": ({"namespace": ns, "name": wl["metadata"]["name"]} if wl is not None else None),
-        "manifest": ({"kind": subject.manifest.get("kind"), "namespace": ns,
-                      "name": (subject.manifest.get("metadata") or {}).get("name")} if subject.manifest else None),
+        "manifest": _manifest_doc(subject),
         "kueueVersion": ctx.semantics.version,
         "kueueVersionSource": ctx.version_source,
         "kueueGates": ctx.gate_map,
@@ -271,18 +303,33 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
         "allocations": allocated,
         "partial": is_partial(view),
         "findings": findings,
-    }
+    }, cli_of(view, ctx.config))
+
+
+def _manifest_doc(subject: Subject) -> dict[str, Any] | None:
+    """The what-if's kind, namespace and name; ``generateName`` when the API server would pick the
+    name (``displayName`` shows either the way the text does)."""
+    if subject.manifest is None:
+        return None
+    meta = subject.manifest.get("metadata") or {}
+    return {"kind": subject.manifest.get("kind"), "namespace": subject.namespace, "name": meta.get("name"),
+            "generateName": None if meta.get("name") else meta.get("generateName"),
+            "displayName": manifest_name(subject.manifest)}
 
 
 def _sum_recorded(recorded: dict[str, dict[str, str]], binary: set[str]) -> dict[str, str]:
-    from ..dra.quantity import parse_quantity
+    from ..dra.quantity import QuantityError, parse_quantity
     from .charge import kueue_int
 
     sums: dict[str, int] = {}
+    unreadable: dict[str, str] = {}
     for per_ps in recorded.values():
         for name, q in per_ps.items():
-            sums[name] = sums.get(name, 0) + kueue_int(name, parse_quantity(q))
-    return {n: format_usage(n, v, binary) for n, v in sums.items()}
+            try:
+                sums[name] = sums.get(name, 0) + kueue_int(name, parse_quantity(q))
+            except QuantityError:
+                unreadable[name] = str(q)  # shown as Kueue wrote it; compare() names the bad value
+    return {n: format_usage(n, v, binary) for n, v in sums.items() if n not in unreadable} | unreadable
 
 
 def _render_line(line: ChargeLine, binary: set[str]) -> dict[str, Any]:

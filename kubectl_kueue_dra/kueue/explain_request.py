@@ -8,6 +8,7 @@ from typing import IO, Any
 
 from ..errors import UsageError
 from ..findings import is_partial, unreadable_findings
+from ..kube.manifest import Manifest
 from ..kube.view import ClusterView
 from . import flags
 
@@ -23,7 +24,7 @@ class ExplainRequest:
     cluster_queue: str | None = None
     local_queue: str | None = None
     ref: Any = None  # the parsed reference (set by validate)
-    manifest: dict[str, Any] | None = None  # the manifest read from -f (set by validate)
+    manifest: Manifest | None = None  # what -f read (set by validate)
 
     def validate(self, stdin: IO[str] | None = None) -> ExplainRequest:
         """Check the options and complete the request: parse the reference, read the manifest."""
@@ -62,19 +63,27 @@ def list_document(view: ClusterView, req: ExplainRequest) -> dict[str, Any]:
 
 
 def explain_document(view: ClusterView, req: ExplainRequest) -> dict[str, Any]:
+    """The explain document of a reference or of a file's one workload; a file with several
+    workloads gives a ``List`` of documents, one per workload in file order."""
     from .explain import Settings, explain
     from .subject import resolve, resolve_in_all_namespaces, subject_from_manifest
 
     ref, manifest = req.ref, req.manifest
     namespace = req.namespace or view.default_namespace
-    if ref and req.all_namespaces:
-        subject = resolve_in_all_namespaces(view, ref)
-    elif ref:
-        subject = resolve(view, ref, namespace)
-    else:
-        assert manifest is not None
-        subject = subject_from_manifest(manifest, namespace)
-    document = explain(view, subject, Settings(req.kueue_version, req.kueue_namespace))
+    settings = Settings(req.kueue_version, req.kueue_namespace)
+    if manifest is None:
+        subject = resolve_in_all_namespaces(view, ref, req.kueue_namespace) if req.all_namespaces else \
+            resolve(view, ref, namespace, req.kueue_namespace)
+        return _finished(view, explain(view, subject, settings))
+    view.note_malformed(manifest.malformed)
+    documents = [_finished(view, explain(view, subject_from_manifest(w, namespace, manifest), settings))
+                 for w in manifest.workloads]
+    if len(documents) == 1:
+        return documents[0]
+    return {"kind": "List", "items": documents, "partial": is_partial(view), "findings": []}
+
+
+def _finished(view: ClusterView, document: dict[str, Any]) -> dict[str, Any]:
     document["findings"] = unreadable_findings(view) + document["findings"]
     document["partial"] = is_partial(view)
     return document

@@ -9,6 +9,7 @@ from typing import Any
 from ..findings import is_partial, unreadable_findings
 from ..kube.view import ClusterView
 from . import flags
+from .command import cli_of, document_for_cli
 from .map_report import map_report
 from .map_target import find_target_readonly, target_facts
 
@@ -30,7 +31,7 @@ def show_mappings(view: ClusterView, req: MapRequest) -> dict[str, Any]:
     mappings, findings = map_report(
         config.mappings, device_classes=view.try_list("DeviceClass"),
         cluster_queues=view.try_list("ClusterQueue"), slices=slices)
-    return {
+    return document_for_cli({
         "source": view.source,
         "target": config.target(),
         "kueueVersion": facts.kueue_version,
@@ -38,4 +39,4 @@ def show_mappings(view: ClusterView, req: MapRequest) -> dict[str, Any]:
         "partial": is_partial(view),
         "mappings": mappings,
         "findings": unreadable_findings(view) + findings,
-    }
+    }, cli_of(view, config))

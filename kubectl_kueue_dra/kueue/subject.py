@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import UserError
+from ..kube.manifest import Manifest
 from ..kube.refs import Ref
 from ..kube.view import ClusterView
-from .names import QUEUE_LABEL
+from .names import OPENSHIFT_MANAGED_LABEL, QUEUE_LABEL
 from .podsets import PodSet, podsets_from_manifest, podsets_from_workload
 
 JOB_NAME_LABEL = "batch.kubernetes.io/job-name"
@@ -24,6 +25,8 @@ class Subject:
     workload: dict[str, Any] | None = None
     manifest: dict[str, Any] | None = None
     owner: dict[str, Any] | None = None  # the Job etc., when known
+    #: a what-if's file: its ResourceClaimTemplates and DeviceClasses come before the cluster's
+    file: Manifest | None = None
 
     @property
     def queue_name(self) -> str | None:
@@ -31,6 +34,20 @@ class Subject:
             return (self.workload.get("spec") or {}).get("queueName") or None
         labels = ((self.manifest or {}).get("metadata") or {}).get("labels") or {}
         return labels.get(QUEUE_LABEL)
+
+
+    @property
+    def job_reference(self) -> str | None:
+        """``job/train``: the object the queue-name label belongs on (the Job etc. that owns the
+        Workload); None for a what-if or a Workload without an owner."""
+        owner = self.owner
+        if owner is not None:
+            return f"{str(owner.get('kind') or 'job').lower()}/{(owner.get('metadata') or {}).get('name')}"
+        refs = ((self.workload or {}).get("metadata") or {}).get("ownerReferences") or []
+        controller = next((o for o in refs if isinstance(o, dict) and o.get("controller")), None)
+        if controller and controller.get("kind") and controller.get("name"):
+            return f"{str(controller['kind']).lower()}/{controller['name']}"
+        return None
 
 
 def _owned_by(workload: dict[str, Any], ref: Ref, uid: str | None) -> bool:
@@ -42,21 +59,39 @@ def _owned_by(workload: dict[str, Any], ref: Ref, uid: str | None) -> bool:
     return False
 
 
-def _not_managed_reason(view: ClusterView, obj: dict[str, Any], namespace: str) -> str:
+def _not_managed_reason(view: ClusterView, obj: dict[str, Any], namespace: str, kueue_namespace: str | None) -> str:
+    from .command import cli_of
+    from .config import load_kueue_config
+    from .installation import installation_of
+    from .namespaces import OPENSHIFT, namespace_rule
+
     labels = (obj.get("metadata") or {}).get("labels") or {}
     kind = obj.get("kind", "object").lower()
     name = (obj.get("metadata") or {}).get("name")
     if view.live and not view.serves("Workload"):
         return f"{kind}/{name} has no Workload: Kueue is not installed (kueue.x-k8s.io is not served)"
+    config = load_kueue_config(view, kueue_namespace)
+    cli = cli_of(view, config)
     if QUEUE_LABEL not in labels:
         return (f"{kind}/{name} is not managed by Kueue: it has no {QUEUE_LABEL} label "
-                f"(kubectl label -n {namespace} {kind}/{name} {QUEUE_LABEL}=<local-queue>)")
-    return (f"{kind}/{name} has no Workload yet: Kueue has not reconciled it — is the namespace managed "
-            "(OpenShift: label kueue.openshift.io/managed=true) and the integration enabled in Kueue's "
-            "config? Explain the manifest instead with: explain -f <file>")
+                f"({cli} label -n {namespace} {kind}/{name} {QUEUE_LABEL}=<local-queue>)")
+    install = installation_of(view, config)
+    rule = namespace_rule(openshift=config.kind == "Kueue", configuration=config.document,
+                          kueue_version=install.version, kueue_namespace=install.namespace)
+    ns_obj = view.try_get("Namespace", namespace)
+    if ns_obj is not None and not rule.manages(ns_obj):
+        fix = (f"{cli} label namespace {namespace} {OPENSHIFT_MANAGED_LABEL}=true" if rule.how == OPENSHIFT
+               else "label it to match managedJobsNamespaceSelector")
+        return (f"{kind}/{name} has no Workload: namespace {namespace} is not managed by Kueue "
+                f"({rule.describe().removeprefix('the ')} does not match it), so its jobs run without quota ({fix})")
+    integration = (f"namespace {namespace} is managed ({rule.describe().removeprefix('the ')}); is"
+                   if ns_obj is not None else "is the namespace managed and")
+    return (f"{kind}/{name} has no Workload yet: Kueue has not reconciled it — {integration} the "
+            f"integration enabled in Kueue's config (integrations.frameworks)? Explain the manifest instead "
+            f"with: explain -f <file>")
 
 
-def resolve(view: ClusterView, ref: Ref, namespace: str) -> Subject:
+def resolve(view: ClusterView, ref: Ref, namespace: str, kueue_namespace: str | None = None) -> Subject:
     """Find the Workload for a reference. Raises UserError with the reason when there is none."""
     if ref.kind == "Workload":
         wl = view.get("Workload", ref.name, namespace)
@@ -72,12 +107,12 @@ def resolve(view: ClusterView, ref: Ref, namespace: str) -> Subject:
         if ref.kind == "Pod":
             for o in (owner.get("metadata") or {}).get("ownerReferences") or []:
                 if o.get("controller") and o.get("kind") == "Job":
-                    return resolve(view, Ref("Job", "batch", o["name"]), namespace)
+                    return resolve(view, Ref("Job", "batch", o["name"]), namespace, kueue_namespace)
     uid = ((owner or {}).get("metadata") or {}).get("uid")
     workloads = [wl for wl in view.list("Workload", namespace) if _owned_by(wl, ref, uid)]
     if not workloads:
         if owner is not None:
-            raise UserError(_not_managed_reason(view, owner, namespace))
+            raise UserError(_not_managed_reason(view, owner, namespace, kueue_namespace))
         raise UserError(f"no Workload in namespace \"{namespace}\" is owned by {ref}",
                         "check the name and namespace (-n), or use workload/<name>")
     if len(workloads) > 1:
@@ -86,21 +121,30 @@ def resolve(view: ClusterView, ref: Ref, namespace: str) -> Subject:
     return Subject(namespace, podsets_from_workload(workloads[0]), workload=workloads[0], owner=owner)
 
 
-def resolve_in_all_namespaces(view: ClusterView, ref: Ref) -> Subject:
-    """``-A``: find the namespace whose Workload belongs to the reference, then resolve there."""
-    def matches(wl: dict[str, Any]) -> bool:
-        if ref.kind == "Workload":
-            return bool(wl["metadata"]["name"] == ref.name)
-        return _owned_by(wl, ref, None)
+def resolve_in_all_namespaces(view: ClusterView, ref: Ref, kueue_namespace: str | None = None) -> Subject:
+    """``-A``: find the namespace of the reference (a Job or Pod by its name, anything else by the
+    Workload it owns), then resolve it there."""
+    listed = view.try_list(ref.kind) if ref.kind in ("Job", "Pod") else None
+    if listed is not None:
+        found = sorted({str(o["metadata"].get("namespace")) for o in listed if o["metadata"].get("name") == ref.name})
+        if not found:
+            raise UserError(f'{ref.kind.lower()} "{ref.name}" not found in any namespace')
+    else:  # another kind, or Jobs/Pods not listable cluster-wide: the Workload that belongs to it
+        def matches(wl: dict[str, Any]) -> bool:
+            if ref.kind == "Workload":
+                return bool(wl["metadata"]["name"] == ref.name)
+            return _owned_by(wl, ref, None)
 
-    found = sorted({wl["metadata"]["namespace"] for wl in view.list("Workload") if matches(wl)})
-    if not found:
-        raise UserError(f"no Workload in any namespace belongs to {ref}")
+        found = sorted({wl["metadata"]["namespace"] for wl in view.list("Workload") if matches(wl)})
+        if not found:
+            raise UserError(f"no Workload in any namespace belongs to {ref}",
+                            "if it exists, explain it with -n <namespace> to see why it has none")
     if len(found) > 1:
         raise UserError(f"{ref} exists in several namespaces: {', '.join(found)}", "pick one with -n")
-    return resolve(view, ref, found[0])
+    return resolve(view, ref, found[0], kueue_namespace)
 
 
-def subject_from_manifest(manifest: dict[str, Any], namespace: str) -> Subject:
+def subject_from_manifest(manifest: dict[str, Any], namespace: str, file: Manifest | None = None) -> Subject:
+    """A workload of a file (what-if); ``file`` holds the objects beside it."""
     ns = (manifest.get("metadata") or {}).get("namespace") or namespace
-    return Subject(ns, podsets_from_manifest(manifest), manifest=manifest)
+    return Subject(ns, podsets_from_manifest(manifest), manifest=manifest, file=file)

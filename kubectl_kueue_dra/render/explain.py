@@ -11,7 +11,9 @@ def _title(doc: dict[str, Any]) -> str:
         head = f"Workload {w['namespace']}/{w['name']}"
     else:
         m = doc["manifest"]
-        head = f"What-if: {m['kind']} {m['namespace']}/{m['name']} (not submitted)"
+        name, note = (m["generateName"], "name generated, not submitted") if m.get("generateName") else \
+            (m.get("displayName") or m["name"], "not submitted")
+        head = f"What-if: {m['kind']} {m['namespace']}/{name} ({note})"
     queue = doc.get("queue") or {}
     where = f"  ClusterQueue {queue['clusterQueue']}" if queue.get("clusterQueue") else ""
     return f"{head}{where}  state {doc['state']}\nKueue {doc['kueueVersion']} ({doc['kueueVersionSource']})"
@@ -44,6 +46,13 @@ def _derivation(line: dict[str, Any], wide: bool) -> str:
         return (f"claim {line['claim']} → {line['deviceClass']} → capacity {line['capacity']}: "
                 f"{line['detail']} = {line['perPod']} {line['resource']}")
     return f"{line['resource']}: {line['perPod']} ({line.get('detail', '')})"
+
+
+def explain_texts(doc: dict[str, Any], opts: Any) -> str:
+    """One report, or one per workload of a ``List`` (a file with several), a blank line between."""
+    if isinstance(doc.get("items"), list):
+        return "\n\n".join(explain_text(item, opts) for item in doc["items"])
+    return explain_text(doc, opts)
 
 
 def explain_text(doc: dict[str, Any], opts: Any) -> str:

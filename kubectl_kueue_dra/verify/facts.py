@@ -20,6 +20,7 @@ from ..dra.devices import Pool, ShapeIndex, group_pools
 from ..k8s.shape import Malformed
 from ..kube import errors
 from ..kube.view import ClusterView, LiveView
+from ..kueue.command import cli_name, openshift_platform
 from ..kueue.classes import class_selectors
 from ..kueue.config import KueueConfig, load_kueue_config
 from ..kueue.installation import KueueInstallation, installation_of
@@ -89,7 +90,7 @@ class Facts:
 
     @property
     def cli(self) -> str:
-        return "oc" if self.openshift else "kubectl"
+        return cli_name(self.openshift)
 
     def counter_sources(self) -> bool:
         return any(m.counter_sources for m in self.mappings or [])
@@ -177,8 +178,7 @@ def gather(view: ClusterView, kueue_namespace: str | None = None, probe: bool = 
     cv = read_cluster_version(view)
     cluster_version, cluster_version_problem = cv.obj, cv.problem
     kueue_cr = view.try_get("Kueue", "cluster") if view.serves("Kueue") else None
-    # OpenShift: its singletons exist (a served config.openshift.io API alone is not enough).
-    openshift = feature_gate is not None or cluster_version is not None or config.kind == "Kueue"
+    openshift = openshift_platform(feature_gate, cluster_version, config.kind)
 
     inp = g.KubernetesInputs(feature_gate=feature_gate, device_classes=lists["DeviceClass"],
                              slices=lists["ResourceSlice"])

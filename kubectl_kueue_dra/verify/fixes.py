@@ -7,6 +7,7 @@ from typing import Any
 
 from .. import gates as g
 from ..kueue.config import CONFIG_KEY, CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEPLOYMENT_NAME
+from ..kueue.command import shell_quote
 from .facts import Facts
 
 FEATUREGATE_CAVEAT = "CustomNoUpgrade cannot be undone and blocks minor upgrades"
@@ -44,10 +45,6 @@ def edit_kueue_config(f: Facts, what: str) -> str:
     return f"kubectl -n {ns} edit configmap {name}  # {what} in {CONFIG_KEY}; then {restart_kueue(f)}"
 
 
-def _quote(text: str) -> str:
-    return "'" + text.replace("'", "'\"'\"'") + "'"
-
-
 def map_set(f: Facts, mapping: Any, *, classes: list[str] | None = None, counter: str | None = None,
             selector: str | None = None) -> str:
     """``kubectl kueue-dra map set`` re-stating a mapping with some parts changed (the command
@@ -61,7 +58,7 @@ def map_set(f: Facts, mapping: Any, *, classes: list[str] | None = None, counter
         args.append(f"--driver {source.driver}")
         sel = selector if selector is not None else source.selector
         if sel:
-            args.append(f"--selector {_quote(sel)}")
+            args.append(f"--selector {shell_quote(sel)}")
     if f.config.kind == "ConfigMap":
         args.append("--restart")
     return " ".join(args)

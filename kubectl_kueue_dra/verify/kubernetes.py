@@ -88,9 +88,17 @@ def operator_detection(f: Facts) -> Result:
                                      extended_classes=bool(f.extended_classes()))
     seen = sorted(set(spec.enabled) & {g.DRA_EXTENDED, g.DRA_PARTITIONABLE}) if spec and spec.custom else []
     if not gaps:
-        if f.feature_gate is None and "FeatureGate" not in f.unreadable and f.live:
-            return Result(PASS, "no FeatureGate cluster: the operator turns no Kueue DRA gate on "
+        if f.feature_gate is None and "FeatureGate" in f.unreadable:
+            return Result(SKIP, f"{f.unreadable['FeatureGate']}: which Kueue DRA gates the operator turns on "
+                                "is unknown")
+        if f.feature_gate is None:
+            where = "" if f.live else " in the snapshot"
+            return Result(PASS, f"there is no FeatureGate cluster{where}: the operator turns no Kueue DRA gate on "
                                 "(Kueue's defaults apply)")
+        if spec is None or not spec.custom:
+            feature_set = (spec.feature_set if spec is not None else None) or "Default"
+            return Result(PASS, f"the operator sees what is on: FeatureGate featureSet {feature_set} has no "
+                                "spec.customNoUpgrade.enabled, so the operator turns no Kueue DRA gate on")
         said = ", ".join(seen) if seen else "no DRA gate"
         return Result(PASS, f"the operator sees what is on: FeatureGate spec.customNoUpgrade.enabled has {said}")
     parts = [f"{gap.gate} is on ({gap.how_on}) but the operator reads only FeatureGate "

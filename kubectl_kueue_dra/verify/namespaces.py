@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 
+from ..k8s.labels import namespace_labels, selector_matches
+from ..kueue.diagnose import NAMESPACE_MISMATCH
 from ..kueue.namespaces import OPENSHIFT, namespace_rule
 from ..kueue.names import OPENSHIFT_MANAGED_LABEL
 from ..kueue.queues import covered_resources
@@ -47,6 +49,50 @@ def local_queues(f: Facts) -> Result:
                       f"{f.cli} -n <namespace> create -f localqueue.yaml  # spec.clusterQueue: {sorted(dra)[0]}")
     return Result(PASS, f"{plural(len(lqs), 'LocalQueue')}; {len(feeding)} feed ClusterQueues covering DRA quota"
                         + (f" ({names(sorted(dra))})" if dra else ""))
+
+
+def _selector_text(cq: dict) -> str:
+    selector = (cq.get("spec") or {}).get("namespaceSelector")
+    if selector is None:
+        return "no namespaceSelector, which selects no namespace"
+    return "namespaceSelector " + json.dumps(selector, separators=(",", ":"))
+
+
+@check("queue-namespaces", "namespaces")
+def queue_namespaces(f: Facts) -> Result:
+    """Each LocalQueue's namespace must be selected by its ClusterQueue's namespaceSelector; Kueue
+    reads a missing selector as selecting no namespace. Otherwise the workloads stay Pending with
+    Kueue's "workload namespace doesn't match ClusterQueue selector"."""
+    skip = needs(f, "LocalQueue", "ClusterQueue", "Namespace")
+    if skip:
+        return skip
+    cqs = {cq["metadata"]["name"]: cq for cq in f.cluster_queues or []}
+    found = {ns["metadata"]["name"]: ns for ns in f.namespaces or []}
+    dra = _dra_queues(f)
+    unselected: dict[str, list[str]] = {}
+    checked = 0
+    for lq in f.local_queues or []:
+        target = (lq.get("spec") or {}).get("clusterQueue")
+        namespace = lq["metadata"]["namespace"]
+        if target not in cqs or (dra and target not in dra) or namespace not in found:
+            continue  # a dangling LocalQueue is local-queues' finding, a missing namespace managed-namespaces'
+        checked += 1
+        selector = (cqs[target].get("spec") or {}).get("namespaceSelector")
+        if selector is None or not selector_matches(selector, namespace_labels(found[namespace])):
+            unselected.setdefault(str(target), []).append(namespace)
+    if not unselected:
+        return Result(PASS, f"{plural(checked, 'LocalQueue')} in namespaces their ClusterQueue selects")
+    parts = [f"{cq} ({_selector_text(cqs[cq])}) does not select {names(sorted(set(ns)))}"
+             for cq, ns in sorted(unselected.items())]
+    first = sorted(unselected)[0]
+    selector = (cqs[first].get("spec") or {}).get("namespaceSelector")
+    labels = (selector or {}).get("matchLabels") or {}
+    fix = (fixes.label_namespaces(f, sorted(set(unselected[first])), " ".join(f"{k}={v}" for k, v in labels.items()))
+           if selector is not None and labels and not selector.get("matchExpressions") else
+           f"{f.cli} patch clusterqueue {first} --type=merge -p '{{\"spec\":{{\"namespaceSelector\":{{}}}}}}'"
+           "  # {} selects every namespace; or a selector matching the teams meant to use it")
+    return Result(FAIL, "ClusterQueues that do not select their LocalQueues' namespaces: " + "; ".join(parts)
+                  + f": those workloads stay Pending (\"{NAMESPACE_MISMATCH}\")", fix)
 
 
 @check("managed-namespaces", "namespaces")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..dra.cel import CelError, compile_selector
-from ..dra.quantity import Quantity
+from ..dra.quantity import Quantity, display_quantity
 from ..dra.units import PLAIN, ZERO, unit_scale
 from ..kueue.classes import class_selectors, extended_resource_winners
 from ..kueue.mappings import Mapping, lookup
@@ -121,7 +121,8 @@ def counter_units(f: Facts) -> Result:
             if smallest is not None and quota is not None and Quantity.from_int(0) < quota < smallest:
                 suggestion = e.text + "Gi" if unit_scale(e.text).family == PLAIN else "<quota>"
                 fails.append((f"ClusterQueue {e.cluster_queue} gives {r.name} {e.text} (flavor {e.flavor}), less "
-                              f"than the smallest device charges ({smallest}): no workload fits; counter units "
+                              f"than the smallest device charges ({display_quantity(smallest)}): no workload fits; "
+                              "counter units "
                               "are the driver's (bytes for memory), so write e.g. 80Gi, not 80",
                               f"{f.cli} patch clusterqueue {e.cluster_queue} --type=json -p "
                               f"'[{{\"op\":\"replace\",\"path\":\"{e.path}\",\"value\":\"{suggestion}\"}}]'"))
@@ -203,17 +204,18 @@ def quota_vs_capacity(f: Facts) -> Result:
             lines.append(f"{r.name}: cannot compare ({what})")
             continue
         queues = names(sorted({e.cluster_queue for e in entries}))
+        given, has = display_quantity(quota), display_quantity(have)
         if quota > have:
             statuses.append(WARN)
-            lines.append(f"{r.name}: ClusterQueues ({queues}) give {quota}, but the cluster has {have} ({what}): "
+            lines.append(f"{r.name}: ClusterQueues ({queues}) give {given}, but the cluster has {has} ({what}): "
                          "over-provisioned, admitted workloads can wait for devices")
         elif quota < have:
             statuses.append(WARN)
-            lines.append(f"{r.name}: ClusterQueues ({queues}) give {quota} of the {have} the cluster has "
-                         f"({what}): under-provisioned, {have - quota} is outside any quota")
+            lines.append(f"{r.name}: ClusterQueues ({queues}) give {given} of the {has} the cluster has "
+                         f"({what}): under-provisioned, {display_quantity(have - quota)} is outside any quota")
         else:
             statuses.append(PASS)
-            lines.append(f"{r.name}: quota {quota} equals what the cluster has ({what})")
+            lines.append(f"{r.name}: quota {given} equals what the cluster has ({what})")
     if not lines:
         return Result(SKIP, "no covered DRA quota resource to compare")
     if not statuses:

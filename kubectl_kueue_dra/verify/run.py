@@ -7,6 +7,7 @@ from typing import Any
 from collections.abc import Iterable
 
 from .. import gates as g
+from ..kueue.command import for_cli
 from . import devices, gate_states, kubernetes, kueue, namespaces, platform, quota
 from .facts import Facts
 from .model import CLAIMS, EXTENDED, FAIL, PARTITIONABLE, PATHS, SKIP, STATUSES, Check
@@ -48,7 +49,8 @@ def run_checks(f: Facts, paths: Iterable[str] | None = None) -> list[Check]:
             result = spec.fn(f)
         except Exception as e:  # noqa: BLE001 — one broken check must not hide the others
             result = Result(SKIP, f"internal error in this check: {type(e).__name__}: {e}")
-        checks.append(Check(spec.id, result.status, result.message, result.fix, spec.category, result.extra))
+        checks.append(Check(spec.id, result.status, for_cli(result.message, f.cli) or "", for_cli(result.fix, f.cli),
+                            spec.category, result.extra))
     return _with_gate_states(f, checks)
 
 

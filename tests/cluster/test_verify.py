@@ -216,6 +216,23 @@ def test_mig_on_a_gates_off_cluster_fails(fresh):
     assert "consumes a counter of that name (it publishes: none)" in checks["counters-published"]["message"]
 
 
+def test_cluster_queue_without_namespace_selector_fails(fresh):
+    """The API server accepts a ClusterQueue without namespaceSelector; Kueue reads it as selecting
+    no namespace (the oracle proves the Pending verdict on the real Kueue): verify FAILs there."""
+    cluster = fresh("resourceclaimtemplate", GATES_ON)
+    assert verify(cluster)[1]["queue-namespaces"]["status"] == "pass"
+    cluster.kubectl("patch", "clusterqueue", "gpu-cq", "--type=json",
+                    "-p", '[{"op":"remove","path":"/spec/namespaceSelector"}]')
+    try:
+        _doc, checks = verify(cluster, expect=1)
+        check = checks["queue-namespaces"]
+        assert check["status"] == "fail" and "gpu-cq (no namespaceSelector" in check["message"], check
+        assert "does not select team-a" in check["message"]
+    finally:
+        cluster.kubectl("patch", "clusterqueue", "gpu-cq", "--type=merge", "-p", '{"spec":{"namespaceSelector":{}}}')
+    assert verify(cluster)[1]["queue-namespaces"]["status"] == "pass"
+
+
 # ---- OpenShift: the FeatureGate path and the operator's detection gap -------------------------
 def openshift_state(cluster: Cluster, feature_set: str, enabled=(), disabled=(), custom=None,
                     version: str = "4.22.3") -> None:

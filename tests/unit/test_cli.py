@@ -314,7 +314,7 @@ def test_explain_all_namespaces_finds_the_namespace():
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["workload"]["namespace"] == "team-b"
     line = one_line_error(run("explain", "job/nope", "-A", "--from", str(EXAMPLES / "extended-resource")))
-    assert line == "error: no Workload in any namespace belongs to job/nope"
+    assert line == 'error: job "nope" not found in any namespace'
 
 
 # ---- every option checked the same way; flags that do nothing are refused ----------------

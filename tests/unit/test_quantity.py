@@ -235,3 +235,15 @@ def test_immutable_operands():
     assert str(a) == "1Gi"
     with pytest.raises(AttributeError):
         a.format = DECIMAL_SI
+
+
+@pytest.mark.parametrize("a,b,shown", [
+    ("800Gi", "800", "858993460000 (≈800Gi)"),  # BinarySI, no whole number of Ki: String() prints digits
+    ("5100273664", None, "5100273664 (≈5.1G)"),
+    ("4864Mi", None, "4864Mi"), ("1500000", None, "1500k"), ("12", None, "12"), ("250m", None, "250m"),
+])
+def test_display_quantity(a, b, shown):
+    from kubectl_kueue_dra.dra.quantity import display_quantity
+
+    q = parse_quantity(a) if b is None else parse_quantity(a) + parse_quantity(b)
+    assert display_quantity(q) == shown

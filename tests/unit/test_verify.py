@@ -70,7 +70,7 @@ def test_resourceclaimtemplate_example():
     for cid in ("dra-api", "kueue-installed", "kueue-version", "kueue-config", "kueue-feature-gates",
                 "kueue-gate-KueueDRAIntegration", "resourceslices", "pools", "mapped-device-classes",
                 "device-classes-match", "dra-quota-configured", "quota-coverage", "local-queues",
-                "managed-namespaces"):
+                "managed-namespaces", "queue-namespaces"):
         assert checks[cid].status == "pass", (cid, checks[cid].message)
     assert checks["gate-DRAPartitionableDevices"].status == "info"  # not a path this setup uses
     assert checks["quota-vs-capacity"].status == "warn" and "under-provisioned" in checks["quota-vs-capacity"].message
@@ -320,9 +320,9 @@ def test_counter_name_not_published():
     check = run(objects)[0]["counters-published"]
     assert check.status == "fail" and "no device of gpu.nvidia.com consumes a counter of that name" in check.message
     assert "(it publishes: memory, " in check.message  # the closest name first
-    assert check.fix == ("kubectl kueue-dra map set gpu.memory --device-class gpu.nvidia.com --device-class "
+    assert check.fix == ("oc kueue-dra map set gpu.memory --device-class gpu.nvidia.com --device-class "
                          "mig.nvidia.com --counter memory --driver gpu.nvidia.com --selector "
-                         "'device.driver == '\"'\"'gpu.nvidia.com'\"'\"''")
+                         "\"device.driver == 'gpu.nvidia.com'\"")  # OpenShift: oc; quoted as a person would
 
 
 def test_counter_selector_problems():
@@ -668,6 +668,45 @@ def test_degraded_missing_partitionable_gate_says_what_to_change():
     status = run(objects)[0]["openshift-kueue-status"]
     assert status.status == "fail"
     assert "spec.customNoUpgrade.enabled" in status.fix and "oc annotate kueues.kueue.openshift.io" in status.fix
+
+
+def test_cluster_queue_selecting_no_namespace_of_its_local_queues():
+    objects = example("resourceclaimtemplate")
+    assert run(objects)[0]["queue-namespaces"].status == "pass"
+    cq = find(objects, "ClusterQueue", "gpu-cq")
+    cq["spec"]["namespaceSelector"] = {"matchLabels": {"team": "ml"}}
+    check = run(objects)[0]["queue-namespaces"]
+    assert check.status == "fail" and "does not select team-a" in check.message
+    assert "workload namespace doesn't match ClusterQueue selector" in check.message
+    assert check.fix == "kubectl label namespace team-a team=ml"
+    find(objects, "Namespace", "team-a")["metadata"].setdefault("labels", {})["team"] = "ml"
+    assert run(objects)[0]["queue-namespaces"].status == "pass"
+    del cq["spec"]["namespaceSelector"]  # Kueue reads a missing selector as selecting nothing
+    check = run(objects)[0]["queue-namespaces"]
+    assert check.status == "fail" and "no namespaceSelector, which selects no namespace" in check.message
+    assert check.fix.startswith("kubectl patch clusterqueue gpu-cq --type=merge -p '{\"spec\":{\"namespaceSelector\":{}}}'")
+
+
+def test_operator_gates_say_when_there_is_no_featuregate():
+    """Without a FeatureGate object the check never says what one's spec holds, it says there is
+    none; one whose featureSet is not CustomNoUpgrade has no customNoUpgrade.enabled to speak of."""
+    def without_counters(objects):  # nothing the operator would miss
+        for o in objects:
+            if o["kind"] == "ResourceSlice":
+                o["spec"].pop("sharedCounters", None)
+                for d in o["spec"].get("devices") or []:
+                    d.pop("consumesCounters", None)
+        return objects
+
+    objects = without_counters([o for o in example("mig-partitionable") if o["kind"] != "FeatureGate"])
+    check = run(objects)[0]["openshift-operator-gates"]
+    assert (check.status, check.message) == ("pass", "there is no FeatureGate cluster in the snapshot: the operator "
+                                             "turns no Kueue DRA gate on (Kueue's defaults apply)")
+    objects = without_counters(example("mig-partitionable"))
+    find(objects, "FeatureGate")["spec"] = {}
+    check = run(objects)[0]["openshift-operator-gates"]
+    assert check.status == "pass"
+    assert "featureSet Default has no spec.customNoUpgrade.enabled" in check.message
 
 
 # ---- the platform version and the state of every DRA gate -------------------------------------

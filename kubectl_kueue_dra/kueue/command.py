@@ -1,0 +1,76 @@
+"""The command lines the plugin tells users to run: ``oc`` on OpenShift, ``kubectl`` elsewhere
+(one decision for every command), and the one way a shell argument is quoted."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, TypeVar
+
+from ..kube.view import ClusterView
+from .config import KueueConfig
+
+T = TypeVar("T")
+#: characters a double-quoted shell word still expands or ends at
+_DOUBLE_QUOTE_SPECIAL = set('"$`\\!')
+_SAFE = re.compile(r"^[A-Za-z0-9_./:=@%+,-]+$")
+#: ``kubectl`` as the command word of a command line in a fix or message (not ``kubectl-kueue_dra``)
+_KUBECTL = re.compile(r"(?<![\w./-])kubectl(?= )")
+
+
+def openshift_platform(feature_gate: dict[str, Any] | None, cluster_version: dict[str, Any] | None,
+                       config_kind: str | None) -> bool:
+    """OpenShift: its singletons exist (a served config.openshift.io API alone is not enough), or
+    Kueue is configured by the OpenShift operator's Kueue CR."""
+    return feature_gate is not None or cluster_version is not None or config_kind == "Kueue"
+
+
+def cli_name(openshift: bool) -> str:
+    return "oc" if openshift else "kubectl"
+
+
+def cli_of(view: ClusterView, config: KueueConfig | None) -> str:
+    """``oc`` or ``kubectl`` for the cluster (or snapshot) of ``view``; the answers are cached by the view."""
+    if config is not None and config.kind == "Kueue":
+        return "oc"
+    feature_gate = view.try_get("FeatureGate", "cluster") if view.serves("FeatureGate") else None
+    cluster_version = view.try_get("ClusterVersion", "version") if view.serves("ClusterVersion") else None
+    return cli_name(openshift_platform(feature_gate, cluster_version, config.kind if config else None))
+
+
+def for_cli(text: str | None, cli: str) -> str | None:
+    """``text`` with every ``kubectl`` command line written for ``cli`` (``oc`` runs kubectl's
+    commands and plugins alike)."""
+    if text is None or cli == "kubectl":
+        return text
+    return _KUBECTL.sub(cli, text)
+
+
+def document_for_cli(document: T, cli: str) -> T:
+    """``document`` with the message and fix of every finding in it (at any depth) written for ``cli``."""
+    if cli == "kubectl":
+        return document
+    if isinstance(document, list):
+        for item in document:
+            document_for_cli(item, cli)
+    elif isinstance(document, dict):
+        if "severity" in document and "code" in document:
+            for key in ("message", "fix"):
+                if isinstance(document.get(key), str):
+                    document[key] = for_cli(document[key], cli)
+        for value in document.values():
+            if isinstance(value, (dict, list)):
+                document_for_cli(value, cli)
+    return document
+
+
+def shell_quote(text: str) -> str:
+    """One shell word for ``text``, as readable as it can be: bare when safe, in single quotes
+    unless it holds one, else in double quotes when nothing in it expands there, else single
+    quotes with each ``'`` written as ``'\\''``."""
+    if _SAFE.match(text):
+        return text
+    if "'" not in text:
+        return f"'{text}'"
+    if not _DOUBLE_QUOTE_SPECIAL & set(text):
+        return f'"{text}"'
+    return "'" + text.replace("'", "'\\''") + "'"
