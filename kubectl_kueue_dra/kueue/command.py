@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 
 from ..kube.view import ClusterView
 from .config import KueueConfig
+from .platform import read_cluster_version
 
 T = TypeVar("T")
 #: characters a double-quoted shell word still expands or ends at
@@ -33,7 +34,7 @@ def cli_of(view: ClusterView, config: KueueConfig | None) -> str:
     if config is not None and config.kind == "Kueue":
         return "oc"
     feature_gate = view.try_get("FeatureGate", "cluster") if view.serves("FeatureGate") else None
-    cluster_version = view.try_get("ClusterVersion", "version") if view.serves("ClusterVersion") else None
+    cluster_version = read_cluster_version(view).obj
     return cli_name(openshift_platform(feature_gate, cluster_version, config.kind if config else None))
 
 
