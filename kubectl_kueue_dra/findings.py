@@ -31,6 +31,8 @@ def config_findings(config: Any, view: Any) -> list[dict[str, Any]]:
     """What a read command says when Kueue's configuration is missing or invalid."""
     if config.found and not config.problem:
         return []
+    if getattr(config, "unreadable", None):
+        return [config_unknown_finding(config.unreadable)]
     if config.problem and config.found:
         return [finding("error", "KueueConfigInvalid", config.problem,
                         "fix the Kueue configuration; Kueue will not start with it")]
@@ -39,3 +41,10 @@ def config_findings(config: Any, view: Any) -> list[dict[str, Any]]:
                     f"no Kueue configuration found {where} ({config.problem}); "
                     "deviceClassMappings are unknown",
                     "pass --kueue-namespace if Kueue runs elsewhere")]
+
+
+def config_unknown_finding(why: str) -> dict[str, Any]:
+    """Kueue's configuration may exist but could not be read: its mappings are unknown, not absent."""
+    return finding("warning", "KueueConfigUnknown",
+                   f"Kueue's configuration could not be read ({why}): its deviceClassMappings are unknown, and so "
+                   "is what DRA devices charge", "grant get on it (deploy/rbac/reader-clusterrole.yaml)")

@@ -127,6 +127,12 @@ class ClusterView(ABC):
     def try_get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
         return self._optional(lambda: self.get(kind, name, namespace))
 
+    def forbidden(self, kind: str) -> str | None:
+        """Why ``kind`` could not be read (the first 403 a list or get of it met), or None: what a
+        None from ``try_list``/``try_get`` means, absent or unknown."""
+        resource = KINDS[kind].resource
+        return next((e.message for e in self.unreadable if getattr(e, "resource", None) == resource), None)
+
     def _optional(self, fn: Callable[[], Any]) -> Any:
         try:
             return fn()

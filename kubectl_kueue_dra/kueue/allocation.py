@@ -41,11 +41,12 @@ def _reserved(claim: dict[str, Any] | None) -> bool | None:
 
 
 def allocations(pods: list[dict[str, Any]], claims: list[dict[str, Any]] | None,
-                slices: list[dict[str, Any]]) -> list[dict[str, Any]]:
+                slices: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
     """One entry per allocated device of each pod's claims (or one per claim without an allocation);
-    ``claims`` None (unreadable) leaves ``allocated`` and ``reserved`` None: unknown, not false."""
+    ``claims`` None (unreadable) leaves ``allocated`` and ``reserved`` None: unknown, not false;
+    ``slices`` None (unreadable) leaves each device's ``counters`` None."""
     by_name = {c["metadata"]["name"]: c for c in claims or []}
-    devices = _device_index(slices)
+    devices = _device_index(slices or [])
     out = []
     for pod in sorted(pods, key=lambda p: p["metadata"]["name"]):
         for pod_claim, claim_name in _claim_names(pod):
@@ -59,10 +60,7 @@ def allocations(pods: list[dict[str, Any]], claims: list[dict[str, Any]] | None,
                             "allocated": False if claims is not None else None, "reserved": reserved})
             for r in results:
                 device = devices.get((r.get("driver"), r.get("pool"), r.get("device"))) or {}
-                counters: dict[str, str] = {}
-                for consumption in device.get("consumesCounters") or []:
-                    for name, value in (consumption.get("counters") or {}).items():
-                        counters[name] = str(parse_quantity((value or {}).get("value", "0")))
+                counters = _consumed(device) if slices is not None else None
                 out.append({"pod": pod["metadata"]["name"], "claim": claim_name, "podClaim": pod_claim,
                             "request": r.get("request"),
                             "device": f"{r.get('driver')}/{r.get('pool')}/{r.get('device')}",
@@ -70,8 +68,16 @@ def allocations(pods: list[dict[str, Any]], claims: list[dict[str, Any]] | None,
     return out
 
 
+def _consumed(device: dict[str, Any]) -> dict[str, str]:
+    counters: dict[str, str] = {}
+    for consumption in device.get("consumesCounters") or []:
+        for name, value in (consumption.get("counters") or {}).items():
+            counters[name] = str(parse_quantity((value or {}).get("value", "0")))
+    return counters
+
+
 def overcharge(allocated: list[dict[str, Any]], counter: str, charged_per_device: str) -> list[str]:
     """Devices whose consumed counter is below what Kueue charged per device (MAX charging)."""
     charged = parse_quantity(charged_per_device)
     return [a["device"] for a in allocated
-            if counter in a["counters"] and parse_quantity(a["counters"][counter]) < charged]
+            if counter in (a["counters"] or {}) and parse_quantity(a["counters"][counter]) < charged]

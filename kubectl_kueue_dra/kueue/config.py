@@ -40,6 +40,9 @@ class KueueConfig:
     mappings: list[Mapping] = field(default_factory=list)
     deployment: dict[str, Any] | None = None
     problem: str | None = None  # why the config could not be read, when it could not
+    #: the 403 that left the configuration unknown (a CR, Deployment or ConfigMap that may exist
+    #: but could not be read): then nothing is known of the mappings, not "there are none"
+    unreadable: str | None = None
 
     @property
     def found(self) -> bool:
@@ -53,6 +56,8 @@ class KueueConfig:
             return f"Kueue CR {self.name} (kueue.openshift.io)"
         if self.kind == "ConfigMap":
             return f"ConfigMap {self.namespace}/{self.name}"
+        if self.unreadable:
+            return f"unknown ({self.unreadable})"
         return "no Kueue configuration"
 
     @property
@@ -114,8 +119,9 @@ def load_kueue_config(view: ClusterView, kueue_namespace: str | None = None) -> 
     name = _mounted_configmap(deployment) or CONFIGMAP_NAME
     cm = view.try_get("ConfigMap", name, namespace)
     if cm is None:
-        return KueueConfig(None, name, namespace, deployment=deployment,
-                           problem=f"ConfigMap {namespace}/{name} not found or not readable")
+        forbidden = _why_unknown(view, kueue_namespace)
+        return KueueConfig(None, name, namespace, deployment=deployment, unreadable=forbidden,
+                           problem=forbidden or f"ConfigMap {namespace}/{name} not found")
     text = (cm.get("data") or {}).get(CONFIG_KEY)
     if text is None:
         return KueueConfig("ConfigMap", name, namespace, deployment=deployment,
@@ -132,6 +138,14 @@ def load_kueue_config(view: ClusterView, kueue_namespace: str | None = None) -> 
     view.note_malformed(checked_configuration(document, "ConfigMap", namespace, name))
     mappings = parse_mappings((document.get("resources") or {}).get("deviceClassMappings"))
     return KueueConfig("ConfigMap", name, namespace, document, mappings, deployment)
+
+
+def _why_unknown(view: ClusterView, kueue_namespace: str | None) -> str | None:
+    """The 403 that may hide the configuration: of the ConfigMap, of the OpenShift Kueue CR, or of
+    the Deployment that says which ConfigMap (and namespace) it is."""
+    kinds = ["ConfigMap"] + (["Kueue"] if kueue_namespace is None and view.serves("Kueue") else []) + \
+        (["Deployment"] if kueue_namespace is None else [])
+    return next((why for kind in kinds if (why := view.forbidden(kind))), None)
 
 
 def checked_configuration(document: dict[str, Any], kind: str, namespace: str | None,

@@ -7,7 +7,7 @@ Pure: takes objects and the charge result, returns findings (``findings.finding`
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..dra.quantity import QuantityError, parse_quantity
@@ -140,8 +140,8 @@ def compare(result: ChargeResult, recorded: dict[str, dict[str, str]], source: s
             continue
         predicted = ps.total
         for name in sorted(set(rec) | (set(predicted) & dra_resources)):
-            if name in ps.unknown:
-                continue
+            if name in ps.unknown or (result.dra_unknown and name not in predicted):
+                continue  # what Kueue recorded for a charge this tool cannot know is not a mismatch
             if name not in rec:
                 if name in dra_resources and predicted.get(name):
                     findings.append(finding(
@@ -186,6 +186,8 @@ class QueuePath:
     #: what carries the queue name: "job/train" (its label), "workload/x" (spec.queueName), or None
     #: for a what-if (the file's metadata.labels)
     holder: str | None = None
+    #: kind → the 403 that left the LocalQueue, ClusterQueue or Namespace above None: unknown, not missing
+    unreadable: dict[str, str] = field(default_factory=dict)
 
 
 def queue_findings(path: QueuePath, totals: dict[str, int], namespace: str) -> list[dict[str, Any]]:
@@ -208,6 +210,8 @@ def queue_findings(path: QueuePath, totals: dict[str, int], namespace: str) -> l
                 "error", "NamespaceNotManaged",
                 f"namespace {namespace} does not match Kueue's {path.managed.describe().removeprefix('the ')}: "
                 "its jobs bypass quota", "label the namespace to match managedJobsNamespaceSelector"))
+    if path.local_queue is None and "LocalQueue" in path.unreadable:
+        return out
     if path.local_queue is None:
         out.append(finding("error", "LocalQueueMissing",
                            f"LocalQueue {namespace}/{path.local_queue_name} does not exist",
@@ -216,6 +220,8 @@ def queue_findings(path: QueuePath, totals: dict[str, int], namespace: str) -> l
         return out
     cq_name = (path.local_queue.get("spec") or {}).get("clusterQueue")
     cq = path.cluster_queue
+    if cq is None and "ClusterQueue" in path.unreadable:
+        return out
     if cq is None:
         out.append(finding("error", "ClusterQueueMissing",
                            f"ClusterQueue {cq_name} (of LocalQueue {path.local_queue_name}) does not exist",

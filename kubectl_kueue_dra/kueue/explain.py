@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..dra.cel import SelectorEvaluator
-from ..findings import finding, is_partial
+from ..findings import config_unknown_finding, finding, is_partial
 from ..kube.manifest import manifest_name
 from ..kube.view import ClusterView
 from .charge import (
@@ -68,7 +68,9 @@ class KueueContext:
 def kueue_context(view: ClusterView, settings: Settings) -> KueueContext:
     findings: list[dict[str, Any]] = []
     config = load_kueue_config(view, settings.kueue_namespace)
-    if not config.found:
+    if config.unreadable:
+        findings.append(config_unknown_finding(config.unreadable))
+    elif not config.found:
         findings.append(finding("warning", "KueueConfigNotFound",
                                 f"Kueue's configuration was not found ({config.problem}): no deviceClassMappings "
                                 "are known, so every ResourceClaimTemplate class counts as unmapped",
@@ -101,9 +103,14 @@ def _mappings(ctx: KueueContext) -> list[Mapping]:
 
 def _charge_inputs(view: ClusterView, ctx: KueueContext, subject: Subject, slices: SliceSource) -> ChargeInputs:
     ns = subject.namespace
-    listed: list[dict[str, Any]] = view.try_list("ResourceClaimTemplate", ns) or []
-    templates = {str(t["metadata"]["name"]): t for t in listed}
-    device_classes = {str(c["metadata"]["name"]): c for c in view.try_list("DeviceClass") or []}
+    listed = view.try_list("ResourceClaimTemplate", ns)
+    templates = {str(t["metadata"]["name"]): t for t in listed or []}
+    classes = view.try_list("DeviceClass")
+    unreadable = {kind: view.forbidden(kind) or f"the {kind}s could not be read"
+                  for kind, got in (("ResourceClaimTemplate", listed), ("DeviceClass", classes)) if got is None}
+    if ctx.config.unreadable:
+        unreadable["KueueConfig"] = ctx.config.unreadable
+    device_classes = {str(c["metadata"]["name"]): c for c in classes or []}
     if subject.file is not None:  # what the file carries comes before the cluster's
         templates.update(_named(subject.file.companions("ResourceClaimTemplate", ns)))
         device_classes.update(_named(subject.file.companions("DeviceClass")))
@@ -112,7 +119,7 @@ def _charge_inputs(view: ClusterView, ctx: KueueContext, subject: Subject, slice
         device_classes=list(device_classes.values()), claim_templates=templates, slices=[], slice_source=slices,
         resource_slice_api=view.serves("ResourceSlice") if view.live else True,
         evaluator=SelectorEvaluator(ctx.semantics.cel_dialect),
-        rules=ctx.rules, adjust=adjust_inputs(view, ns, subject.podsets))
+        rules=ctx.rules, adjust=adjust_inputs(view, ns, subject.podsets), unreadable=unreadable)
 
 
 def _named(objects: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -201,7 +208,10 @@ def _queue_part(view: ClusterView, subject: Subject, ctx: KueueContext, result: 
     managed = namespace_rule(openshift=config.kind == "Kueue", configuration=config.document,
                              kueue_version=ctx.semantics.version, kueue_namespace=ctx.kueue_namespace)
     holder = subject.job_reference or (f"workload/{wl['metadata']['name']}" if wl is not None else None)
-    path = QueuePath(lq_name, local_queue, cluster_queue, namespace_obj, managed, holder)
+    unread = {kind: why for kind, got in (("LocalQueue", local_queue), ("ClusterQueue", cluster_queue),
+                                          ("Namespace", namespace_obj))
+              if got is None and (why := view.forbidden(kind))}
+    path = QueuePath(lq_name, local_queue, cluster_queue, namespace_obj, managed, holder, unread)
     if not admitted:
         findings.extend(queue_findings(path, totals, ns))
     elif managed.how == OPENSHIFT and namespace_obj is not None and not managed.manages(namespace_obj):
@@ -216,6 +226,11 @@ def _queue_part(view: ClusterView, subject: Subject, ctx: KueueContext, result: 
         quota_found, queue_doc["verdict"] = quota_findings(world, [(ps.name, ps.total) for ps in result.podsets],
                                                            binary, kueue_says(wl))
         findings.extend(quota_found)
+        unknown = sorted({name for ps in result.podsets for name in ps.unknown})
+        if unknown and queue_doc["verdict"] is None:  # what is known fits; with the rest, it may not
+            findings.append(finding("info", "QuotaVerdictUnknown",
+                                    f"whether it fits ClusterQueue {cq_name} is unknown: the charge of "
+                                    f"{', '.join(unknown)} is unknown (see ChargeUnknown)", None))
     uncovered = any(f["code"] == "ResourceNotCovered" for f in findings)  # it says the workload cannot fit
     if wl is None and not result.rejected and not uncovered:
         findings.append(_what_if_fit(queue_doc, totals, cq_name))
@@ -293,7 +308,7 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
         "kueueInstallation": ctx.installation.to_json() if ctx.installation else None,
         "admitted": admitted,
         "state": _state(wl) if wl is not None else "WhatIf",
-        "dra": {"processed": result.dra_processed, "failedStep": result.failed_step,
+        "dra": {"processed": result.dra_processed, "unknown": result.dra_unknown, "failedStep": result.failed_step,
                 "message": result.message, "retried": result.retried if result.rejected else None},
         "podSets": podsets_doc,
         "draCharge": {n: format_usage(n, totals[n], binary) for n in sorted(dra_resources) if totals.get(n)},

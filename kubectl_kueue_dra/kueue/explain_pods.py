@@ -8,7 +8,7 @@ from typing import Any
 from ..findings import finding
 from ..kube.view import ClusterView
 from .allocation import allocations, overcharge
-from .charge import ChargeResult, CounterLine
+from .charge import ChargeResult, CounterLine, Unknowable
 from .subject import JOB_NAME_LABEL, Subject
 
 
@@ -21,12 +21,20 @@ class SliceSource:
         self.view = view
 
     def __call__(self, driver: str | None) -> list[dict[str, Any]]:
-        if driver is None:
-            return self.view.try_list("ResourceSlice") or []
-        return self.view.try_list("ResourceSlice", field_selector={"spec.driver": driver}) or []
+        """The slices, or ``Unknowable`` naming the 403 (never an empty list for an unreadable one)."""
+        found = self.view.try_list("ResourceSlice") if driver is None else \
+            self.view.try_list("ResourceSlice", field_selector={"spec.driver": driver})
+        if found is None:
+            raise Unknowable("counters" if driver else "claim-templates", self.view.forbidden("ResourceSlice")
+                             or "the ResourceSlices could not be read")
+        return found
 
-    def for_drivers(self, drivers: set[str]) -> list[dict[str, Any]]:
-        return [s for d in sorted(drivers) for s in self(d)]
+    def for_drivers(self, drivers: set[str]) -> list[dict[str, Any]] | None:
+        """Those drivers' slices; None when they cannot be read."""
+        try:
+            return [s for d in sorted(drivers) for s in self(d)]
+        except Unknowable:
+            return None
 
 
 def _workload_pods(view: ClusterView, subject: Subject) -> list[dict[str, Any]]:
@@ -69,3 +77,4 @@ def overcharge_findings(allocated: list[dict[str, Any]], result: ChargeResult) -
                     f"({', '.join(low[:3])}{'…' if len(low) > 3 else ''})",
                     "narrow the request's CEL selector to one device shape to make the charge exact"))
     return out
+

@@ -24,7 +24,7 @@ from .podsets import PodSet
 def unknown_findings(result: ChargeResult) -> list[dict[str, Any]]:
     return [finding("warning", "ChargeUnknown", f"pod set {ps.name}: the {name} charge is unknown: {why}",
                     "grant list on the objects named (deploy/rbac/reader-clusterrole.yaml)"
-                    if "could not be read" in why else None)
+                    if "could not be read" in why or "forbidden" in why else None)
             for ps in result.podsets for name, why in sorted(ps.unknown.items())]
 
 
@@ -74,6 +74,9 @@ def partial_admission_part(world: QuotaWorld | None, podsets: list[PodSet], resu
         return doc, []
     if world is None:
         doc["reason"] = "the ClusterQueue is unknown"
+        return doc, []
+    if any(ps.unknown for ps in result.podsets):
+        doc["reason"] = "the charge is unknown"
         return doc, []
     covered = covered_resources(world.cluster_queue)
     if any(name not in covered for _, totals in _per_podset(result, {}) for name in totals):

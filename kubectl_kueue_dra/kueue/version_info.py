@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import UserError
+from ..findings import is_partial
 from ..kube.view import ClusterView
 from . import flags
 from .installation import KueueInstallation, load_installation, manager_image
@@ -66,6 +67,9 @@ def version_document(req: VersionRequest, client: dict[str, Any], open_view: Cal
                                  else None)
         document["kueue"] = kueue_version_document(installation)
         document["kueueInstallation"] = installation.to_json()
+        # a 403 is said, never shown as "not found"
+        document["partial"] = is_partial(view)
+        document["unreadable"] = [e.message for e in view.unreadable]
     except UserError as e:
         return document, e
     return document, None

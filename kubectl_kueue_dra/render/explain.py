@@ -76,6 +76,9 @@ def explain_text(doc: dict[str, Any], opts: Any) -> str:
     if dra["message"]:
         parts.append("")
         parts.append(style("Kueue rejects the DRA requests: ", "red") + dra["message"])
+    elif dra.get("unknown"):
+        parts.append("")
+        parts.append(style("What Kueue makes of the DRA requests is unknown: ", "yellow") + dra["unknown"])
     lines = [(ps["name"], line) for ps in doc["podSets"] for line in ps["lines"]
              if line["kind"] != "podRequests" and (wide or line.get("resource") is not None)]
     if lines:

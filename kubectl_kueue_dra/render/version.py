@@ -25,7 +25,8 @@ def version_text(doc: dict[str, Any]) -> str:
     elif kueue.get("image"):
         lines.append(f"Kueue Version: unknown (image {kueue['image']})")
     else:
-        lines.append("Kueue Version: unknown (no kueue-controller-manager Deployment found)")
+        forbidden = next((u for u in doc.get("unreadable") or [] if "deployments.apps" in u), None)
+        lines.append(f"Kueue Version: unknown ({forbidden or 'no kueue-controller-manager Deployment found'})")
     if kueue.get("operatorVersion"):
         lines.append(f"Kueue Operator Version: {kueue['operatorVersion']}")
     deployment = kueue.get("deployment")
@@ -36,6 +37,9 @@ def version_text(doc: dict[str, Any]) -> str:
         rendered = kueue.get("renderedConfigMap")
         lines.append(f"Kueue Config: {kueue.get('configDescription')}"
                      + (f", rendered into ConfigMap {rendered}" if rendered else ""))
+    elif str(kueue.get("configDescription")).startswith("unknown"):
+        lines.append(f"Kueue Config: {kueue['configDescription']}")  # a 403, not "not found"
     else:
         lines.append(f"Kueue Config: not found ({kueue.get('problem') or 'unknown reason'})")
+    lines += [f"Partial: {u}" for u in doc.get("unreadable") or []]
     return "\n".join(lines)

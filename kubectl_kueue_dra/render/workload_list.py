@@ -18,7 +18,8 @@ def workload_list_text(doc: dict[str, Any], opts: Any) -> str:
         s = item["summary"]
         rows.append(([s["namespace"]] if all_namespaces else []) +
                     [s["name"], s["owner"], s["localQueue"], s["clusterQueue"], opts.style(s["state"]),
-                     _charge_cell(s["draCharge"]), s["reason"] or "-"])
+                     "unknown" if (item.get("dra") or {}).get("unknown") else _charge_cell(s["draCharge"]),
+                     s["reason"] or "-"])
     parts = [table(head, rows, opts.no_headers)] if rows else ["No workloads found."]
     if doc["findings"]:
         parts += ["", findings_text(doc["findings"], opts.style)]

@@ -178,6 +178,9 @@ def gather(view: ClusterView, kueue_namespace: str | None = None, probe: bool = 
     cv = read_cluster_version(view)
     cluster_version, cluster_version_problem = cv.obj, cv.problem
     kueue_cr = view.try_get("Kueue", "cluster") if view.serves("Kueue") else None
+    for kind, got in (("FeatureGate", feature_gate), ("ClusterVersion", cluster_version), ("Kueue", kueue_cr)):
+        if got is None and (why := view.forbidden(kind)):
+            unreadable.setdefault(kind, why)  # the singleton may exist: checks that read it skip
     openshift = openshift_platform(feature_gate, cluster_version, config.kind)
 
     inp = g.KubernetesInputs(feature_gate=feature_gate, device_classes=lists["DeviceClass"],
@@ -226,9 +229,12 @@ def gather(view: ClusterView, kueue_namespace: str | None = None, probe: bool = 
     if config.kind == "ConfigMap" and config.name:
         cm = view.try_get("ConfigMap", config.name, config.namespace)
         changed = last_write(cm) if cm else None
+    pods = _controller_pods(view, install)  # before the 403s are copied: a forbidden list of pods is one of them
+    if pods is None and view.forbidden("Pod"):
+        unreadable["Pod"] = view.forbidden("Pod") or ""
     return Facts(view.live, view.source, config, install, lists, unreadable, kueue_served, openshift,
                  feature_gate, cluster_version, kueue_cr, server_version, inp, k8s_gates, kueue_gates, probed,
-                 list(view.unreadable), changed, pods=_controller_pods(view, install), malformed=view.malformed,
+                 list(view.unreadable), changed, pods=pods, malformed=view.malformed,
                  cluster_version_problem=cluster_version_problem)
 
 

@@ -82,6 +82,8 @@ def _operator_managed(f: Facts) -> bool:
 
 @check("openshift-operator-gates", "gates", applies=_operator_managed)
 def operator_detection(f: Facts) -> Result:
+    if f.feature_gate is None and "FeatureGate" in f.unreadable:
+        return Result(SKIP, f.unreadable["FeatureGate"])  # what the operator reads is unknown
     spec = g.featuregate_spec(f.feature_gate)
     gaps = g.operator_detection_gaps(f.k8s_gates, spec, f.kueue_gates.version,
                                      counter_sources=f.counter_sources(),

@@ -241,7 +241,8 @@ def consumable(f: Facts) -> Result:
 def config_loaded(f: Facts) -> Result:
     """Upstream Kueue reads deviceClassMappings only at start (the OpenShift operator rolls the pods)."""
     if f.pods is None:
-        return Result(SKIP, "Kueue's pods could not be read" if f.live else "the snapshot has no Kueue pods")
+        return Result(SKIP, f.unreadable.get("Pod") or ("Kueue's pods could not be read" if f.live
+                                                       else "the snapshot has no Kueue pods"))
     times = [parse_time((p.get("status") or {}).get("startTime")) for p in f.pods]
     started = [t for t in times if t is not None]
     if not started:

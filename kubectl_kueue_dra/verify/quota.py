@@ -151,6 +151,9 @@ def counter_units(f: Facts) -> Result:
         return Result(WARN, "; ".join(warns), None)
     if not checked:
         return Result(SKIP, "no ClusterQueue gives a nominalQuota for a counter-charged resource")
+    if "ResourceSlice" in f.unreadable:  # the unit scales are known, what one device charges is not
+        return Result(SKIP, "counter quotas use one unit scale per cohort; whether each admits at least one device "
+                            f"is unknown: {f.unreadable['ResourceSlice']}")
     return Result(PASS, "counter quotas use one unit scale per cohort and each admits at least one device")
 
 

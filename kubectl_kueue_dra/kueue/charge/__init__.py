@@ -29,6 +29,7 @@ from .results import (
                       PodRequestsLine,
                       PodSetCharge,
                       RequestRef,
+                      Unknowable,
 )
 from .units import INT64_MAX, format_usage, kueue_int
 
@@ -49,6 +50,7 @@ __all__ = [
                       "PodRequestsLine",
                       "PodSetCharge",
                       "RequestRef",
+                      "Unknowable",
                       "format_usage",
                       "has_dra",
                       "kueue_int",

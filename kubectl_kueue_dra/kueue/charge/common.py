@@ -84,6 +84,7 @@ def template_spec(inputs: ChargeInputs, step: str, ps_index: int, ps: PodSet, j:
     name = claim["resourceClaimTemplateName"]
     template = inputs.claim_templates.get(name)
     if template is None:
+        inputs.require("ResourceClaimTemplate", step)
         reason = not_found("ResourceClaimTemplate", name)
         raise Stop(step, [FieldError(INTERNAL, str(claim_path(ps_index, j)),
                                      message_fmt.format(name=name, ps=ps.name, err=reason))])

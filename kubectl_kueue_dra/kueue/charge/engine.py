@@ -15,7 +15,7 @@ from ..transform import apply_rules
 from . import capacity, counters, extended, templates
 from .common import Tally, claims
 from .inputs import ChargeInputs
-from .results import ChargeResult, Note, PodRequestsLine, PodSetCharge, Stop
+from .results import ChargeResult, Note, PodRequestsLine, PodSetCharge, Stop, Unknowable
 from .units import kueue_int_value, sat_add
 
 MSG_DRA_DISABLED = "Workload uses DRA resources but the KueueDRAIntegration feature gate is not enabled"
@@ -35,14 +35,45 @@ def needs_dra_reconcile(podsets: list[PodSet], inputs: ChargeInputs) -> bool:
         return True
     if not inputs.gates.extended_resource:
         return False
-    backed = inputs.extended_resource_names()
+    # the DeviceClasses unread: any extended resource may be backed; the extended path says unknown
+    backed = inputs.extended_resource_names() if "DeviceClass" not in inputs.unreadable else None
     for ps in podsets:
         for key in ("initContainers", "containers"):
             for c in ps.spec.get(key) or []:
                 for name, value in (((c.get("resources") or {}).get("requests")) or {}).items():
-                    if name in backed and is_extended_resource_name(name) and _nonzero(value):
+                    if (backed is None or name in backed) and is_extended_resource_name(name) and \
+                            _nonzero(value):
                         return True
     return False
+
+
+def dra_candidates(inputs: ChargeInputs, ps: PodSet) -> list[str]:
+    """The quota resources a pod set's DRA requests could be charged under, when the charge
+    cannot be computed: the mapping names of the classes its templates name (every mapping when
+    the templates are unknown), and the extended resources it requests that a class may back.
+    With the mappings unknown too, the claims themselves (``DRA devices``)."""
+    names: list[str] = []
+    classes: set[str] | None = set()
+    for claim in claims(ps.spec):
+        template = inputs.claim_templates.get(claim.get("resourceClaimTemplateName") or "")
+        if template is None:
+            classes = None
+            break
+        for req in ((((template.get("spec") or {}).get("spec") or {}).get("devices") or {}).get("requests") or []):
+            for sub in [req.get("exactly") or {}] + list(req.get("firstAvailable") or []):
+                if sub.get("deviceClassName") and classes is not None:
+                    classes.add(str(sub["deviceClassName"]))
+    if "KueueConfig" not in inputs.unreadable:
+        names += [m.name for m in inputs.mappings if classes is None or classes & set(m.device_class_names)]
+    elif has_dra([ps]):
+        names.append("DRA devices")
+    backed = inputs.extended_resource_names() if "DeviceClass" not in inputs.unreadable else None
+    for key in ("initContainers", "containers"):
+        for c in ps.spec.get(key) or []:
+            for name in ((c.get("resources") or {}).get("requests") or {}):
+                if is_extended_resource_name(name) and (backed is None or name in backed):
+                    names.append(name)
+    return list(dict.fromkeys(names))
 
 
 def _nonzero(value: Any) -> bool:
@@ -90,7 +121,18 @@ class ChargeEngine:
                 result.errors = stop.errors
                 result.message = result.requeued_message = aggregate(stop.errors)
                 return result
-            result.dra_processed = True
+            except Unknowable as unknown:
+                # Kueue's answer depends on a list that could not be read: neither a charge nor a
+                # rejection is known, and nothing of the DRA charge is counted
+                result.dra_processed, result.dra_unknown = None, unknown.reason
+                for ps, tally in zip(adjusted, tallies):
+                    tally.dra.clear()
+                    tally.replaced.clear()
+                    tally.charge.lines.clear()
+                    for name in dra_candidates(inp, ps):
+                        tally.charge.unknown[name] = unknown.reason
+            else:
+                result.dra_processed = True
         else:
             for ps, tally in zip(podsets, tallies):
                 result.notes.extend(self._limits_only_notes(ps))

@@ -57,9 +57,11 @@ def _entries(ps: PodSet, i: int) -> dict[str, list[_Entry]]:
 
 def _charge_name(inputs: ChargeInputs, tally: Tally, name: str, entries: list[_Entry]) -> list[FieldError]:
     """Charge one extended resource of a pod set; the errors Kueue reports for it."""
+    inputs.require("DeviceClass", STEP)  # whether a class backs the name, and which one
     candidates = [dc for dc in inputs.device_classes if (dc.get("spec") or {}).get("extendedResourceName") == name]
     if not candidates:
         return []
+    inputs.require("KueueConfig", STEP)
     first_path = entries[0].path
     selected = _selected_device_class(candidates) if inputs.semantics.er_scheduler_class_choice \
         else _first_mapped_device_class(candidates, inputs)

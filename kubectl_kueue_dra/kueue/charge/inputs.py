@@ -12,6 +12,7 @@ from ..adjust import AdjustInputs
 from ..mappings import Mapping, Source, lookup
 from ..semantics import DRAGates, Semantics
 from ..transform import ResourceRules
+from .results import Unknowable
 
 
 @dataclass
@@ -33,8 +34,12 @@ class ChargeInputs:
     #: when set, ResourceSlices come from here instead of ``slices``, read only when a path needs
     #: them: ``slice_source(None)`` every slice, ``slice_source(driver)`` that driver's (a field
     #: selector on a live cluster). Every slice is asked for first when it is needed at all, so
-    #: no slice is read twice.
+    #: no slice is read twice. It raises ``Unknowable`` when the slices cannot be read.
     slice_source: Callable[[str | None], list[dict[str, Any]]] | None = None
+    #: what could not be read, kind → the reason (``ResourceSlice``, ``DeviceClass``,
+    #: ``ResourceClaimTemplate``, and ``KueueConfig`` when the mappings are unknown): a step that
+    #: needs one of them has an unknown outcome (``Unknowable``), never one computed from an empty list
+    unreadable: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.evaluator is None:
@@ -42,10 +47,17 @@ class ChargeInputs:
         self.classes_by_name = {dc["metadata"]["name"]: dc for dc in self.device_classes}
         self._pools_by_driver: dict[str, list[Pool]] = {}
 
+    def require(self, kind: str, step: str) -> None:
+        """Raise ``Unknowable`` when ``kind`` could not be read."""
+        if kind in self.unreadable:
+            raise Unknowable(step, self.unreadable[kind])
+
     def all_slices(self) -> list[dict[str, Any]]:
+        self.require("ResourceSlice", "claim-templates")
         return self.slices if self.slice_source is None else self.slice_source(None)
 
     def driver_slices(self, driver: str) -> list[dict[str, Any]]:
+        self.require("ResourceSlice", "counters")
         if self.slice_source is not None:
             return self.slice_source(driver)
         return [s for s in self.slices if (s.get("spec") or {}).get("driver") == driver]

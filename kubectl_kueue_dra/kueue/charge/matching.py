@@ -30,6 +30,7 @@ def class_and_request_selectors(inputs: ChargeInputs, r: Request, step: str) -> 
     klass = inputs.classes_by_name.get(dc) if dc else {}  # no class name: Kueue skips the lookup
     rpath = r.claim_path.child("devices", "requests").index(r.k)
     if klass is None:
+        inputs.require("DeviceClass", step)
         raise Stop(step, [FieldError(INTERNAL, str(rpath),
                                      f'failed to get DeviceClass {dc}: {not_found("DeviceClass", dc)}')])
     class_selectors = cel_selectors((klass.get("spec") or {}).get("selectors"))

@@ -178,8 +178,11 @@ class ChargeResult:
     #: the QuotaReserved / Requeued condition messages Kueue writes on failure
     message: str | None = None
     requeued_message: str | None = None
-    dra_processed: bool = False
+    #: None: unknown (``dra_unknown`` says why)
+    dra_processed: bool | None = False
     notes: list[Note] = field(default_factory=list)
+    #: why the DRA charge cannot be known: a list it depends on could not be read
+    dra_unknown: str | None = None
 
     @property
     def rejected(self) -> bool:
@@ -189,6 +192,14 @@ class ChargeResult:
     def retried(self) -> bool:
         """Kueue retries the workload with backoff (Internal errors)."""
         return any(e.internal for e in self.errors)
+
+
+class Unknowable(Exception):
+    """A step needs a list that could not be read: its outcome (charge or rejection) is unknown."""
+
+    def __init__(self, step: str, reason: str):
+        super().__init__(reason)
+        self.step, self.reason = step, reason
 
 
 class Stop(Exception):

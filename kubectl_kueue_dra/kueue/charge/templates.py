@@ -46,6 +46,7 @@ def run(inputs: ChargeInputs, podsets: list[PodSet], tallies: list[Tally]) -> No
 
 def _charge_class(inputs: ChargeInputs, tally: Tally, ps: PodSet, path: FieldPath, claim: dict[str, Any],
                   tname: str, dc: str, devices: int) -> None:
+    inputs.require("KueueConfig", STEP)
     mapping = inputs.mapping_for(dc)
     if mapping is None:
         raise Stop(STEP, [FieldError(NOT_FOUND, str(path.child("resourceClaimTemplateName")), "",
@@ -163,6 +164,7 @@ def _check_one(inputs: ChargeInputs, r: CelRequest, rpath: FieldPath, devices: l
     # no class name: Kueue skips the lookup
     klass = inputs.classes_by_name.get(r.device_class) if r.device_class else {}
     if klass is None:
+        inputs.require("DeviceClass", STEP)
         return FieldError(INTERNAL, str(rpath),
                           f'failed to get DeviceClass {r.device_class}: {not_found("DeviceClass", r.device_class)}')
     class_selectors = cel_selectors((klass.get("spec") or {}).get("selectors"))
