@@ -40,8 +40,9 @@ def classes_document(view: ClusterView, req: ClassesRequest) -> dict[str, Any]:
     slices = view.try_list("ResourceSlice")
     pools = group_pools(slices) if slices is not None else None
     findings = config_findings(config, view)
+    cli = cli_of(view, config)  # before "partial": what it may not read makes the answer partial too
     if req.devices is not None:
-        return _devices_document(view, req.devices, device_classes, installation, pools, findings)
+        return _devices_document(view, req.devices, device_classes, installation, pools, findings, cli)
     report = classes_report(device_classes, mappings=installation.effective.mappings if config.found else None,
                             cluster_queues=cluster_queues, pools=pools, evaluator=SelectorEvaluator())
     return document_for_cli({
@@ -51,11 +52,11 @@ def classes_document(view: ClusterView, req: ClassesRequest) -> dict[str, Any]:
         "partial": is_partial(view),
         "deviceClasses": report,
         "findings": unreadable_findings(view) + findings,
-    }, cli_of(view, config))
+    }, cli)
 
 
 def _devices_document(view: ClusterView, wanted: str, device_classes: list[dict[str, Any]], installation: Any,
-                      pools: Any, findings: list[dict[str, Any]]) -> dict[str, Any]:
+                      pools: Any, findings: list[dict[str, Any]], cli: str) -> dict[str, Any]:
     """``classes --devices [CLASS]``: the matching devices of each class, grouped by shape."""
     from ..dra.cel import SelectorEvaluator
     from .classes import class_devices
@@ -79,4 +80,4 @@ def _devices_document(view: ClusterView, wanted: str, device_classes: list[dict[
         "partial": is_partial(view),
         "devices": listed,
         "findings": unreadable_findings(view) + findings,
-    }, cli_of(view, installation.config))
+    }, cli)

@@ -31,6 +31,7 @@ def show_mappings(view: ClusterView, req: MapRequest) -> dict[str, Any]:
     mappings, findings = map_report(
         config.mappings, device_classes=view.try_list("DeviceClass"),
         cluster_queues=view.try_list("ClusterQueue"), slices=slices)
+    cli = cli_of(view, config)  # before "partial": what it may not read makes the answer partial too
     return document_for_cli({
         "source": view.source,
         "target": config.target(),
@@ -39,4 +40,4 @@ def show_mappings(view: ClusterView, req: MapRequest) -> dict[str, Any]:
         "partial": is_partial(view),
         "mappings": mappings,
         "findings": unreadable_findings(view) + findings,
-    }, cli_of(view, config))
+    }, cli)
