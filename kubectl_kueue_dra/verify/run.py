@@ -39,6 +39,7 @@ def applicable_paths(f: Facts) -> set[str]:
 def run_checks(f: Facts, paths: Iterable[str] | None = None) -> list[Check]:
     selected = set(paths) if paths else applicable_paths(f)
     f.paths = frozenset(selected)
+    f.paths_given = bool(paths)
     checks = []
     for spec in sorted(REGISTRY, key=_position):
         if spec.paths is not None and not (spec.paths & selected):

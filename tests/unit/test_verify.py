@@ -848,3 +848,28 @@ def test_check_ids_are_unique_on_every_example():
         for paths in (None, ["claims"], ["partitionable"]):
             ids = [c.id for c in run_checks(gather(SnapshotView(example(setup), "test")), paths)]
             assert len(ids) == len(set(ids)), (setup, paths)
+
+
+class ForbiddenKueueCR(SnapshotView):
+    def _get(self, kind, name, namespace):
+        if kind.kind == "Kueue":
+            raise errors.Forbidden("get", kind.resource, name, None, "reader")
+        return super()._get(kind, name, namespace)
+
+    def _list(self, kind, namespace, field_selector, label_selector):
+        if kind.kind == "Kueue":
+            raise errors.Forbidden("list", kind.resource, None, None, "reader")
+        return super()._list(kind, namespace, field_selector, label_selector)
+
+
+def test_paths_unknown_make_the_path_gate_lines_skips():
+    """Kueue's configuration may not be read: which paths are in use is unknown, so a path gate's
+    line says so as a skip (the reader, who sees the counter mapping, gets a pass there)."""
+    checks, _ = run(example("mig-partitionable"), view_cls=ForbiddenKueueCR)
+    line = checks["gate-DRAPartitionableDevices"]
+    assert line.status == "skip" and "whether the partitionable path is in use is unknown" in line.message
+    assert line.extra["state"] == "on"  # its state is still said
+    assert checks["kueue-gate-KueueDRAIntegrationPartitionableDevices"].status == "skip"
+    # Named with --path, the path is checked as usual.
+    named, _ = run(example("mig-partitionable"), paths=["claims"], view_cls=ForbiddenKueueCR)
+    assert named["gate-DRAPartitionableDevices"].status == "info"
