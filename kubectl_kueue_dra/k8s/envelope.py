@@ -1,6 +1,7 @@
 """The envelope every Kubernetes object has — ``apiVersion``, ``kind`` and ``metadata`` with a
-string ``name`` (and ``namespace``, ``creationTimestamp``), string-to-string ``labels`` and ``annotations`` — as the API
-server guarantees it. Pure.
+string ``name`` (and ``namespace``, ``generateName``, ``uid``, ``resourceVersion``,
+``creationTimestamp``), string-to-string ``labels`` and ``annotations``, ``ownerReferences`` of
+mappings with string names — as the API server guarantees it. Pure.
 
 A live server never serves an object without it; a snapshot file can hold one (edited by hand,
 truncated, corrupted). Such an object cannot even be named in a finding, so the file is refused
@@ -35,13 +36,31 @@ def envelope_problem(obj: dict[str, Any]) -> str | None:
     name = meta.get("name")
     if not isinstance(name, str) or not name:
         return f"metadata.name: expected a non-empty string, got {_type(name) if name != '' else 'an empty one'}"
-    namespace = meta.get("namespace")
-    if namespace is not None and not isinstance(namespace, str):
-        return f"metadata.namespace: expected a string, got {_type(namespace)}"
-    created = meta.get("creationTimestamp")
-    if created is not None and not isinstance(created, str):
-        return f"metadata.creationTimestamp: expected a string, got {_type(created)}"
-    return _string_map(meta, "labels") or _string_map(meta, "annotations")
+    for key in _STRINGS:
+        value = meta.get(key)
+        if value is not None and not isinstance(value, str):
+            return f"metadata.{key}: expected a string, got {_type(value)}"
+    return _string_map(meta, "labels") or _string_map(meta, "annotations") or _owner_problem(meta)
+
+
+#: the string fields of ``metadata`` the plugin reads (names, identities, times)
+_STRINGS = ("namespace", "generateName", "uid", "resourceVersion", "creationTimestamp")
+
+
+def _owner_problem(meta: dict[str, Any]) -> str | None:
+    refs = meta.get("ownerReferences")
+    if refs is None:
+        return None
+    if not isinstance(refs, list):
+        return f"metadata.ownerReferences: expected a list, got {_type(refs)}"
+    for i, ref in enumerate(refs):
+        if not isinstance(ref, dict):
+            return f"metadata.ownerReferences[{i}]: expected a mapping, got {_type(ref)}"
+        bad = next((k for k in ("apiVersion", "kind", "name", "uid")
+                    if ref.get(k) is not None and not isinstance(ref[k], str)), None)
+        if bad is not None:
+            return f"metadata.ownerReferences[{i}].{bad}: expected a string, got {_type(ref[bad])}"
+    return None
 
 
 def describe(obj: dict[str, Any]) -> str:
@@ -52,3 +71,10 @@ def describe(obj: dict[str, Any]) -> str:
     if isinstance(name, str) and name:
         return f"{obj.get('kind')} {namespace}/{name}" if isinstance(namespace, str) else f"{obj.get('kind')} {name}"
     return str(obj.get("kind"))
+
+
+def owner_references(obj: dict[str, Any]) -> list[dict[str, Any]]:
+    """``metadata.ownerReferences`` as far as they are mappings (a malformed list yields none)."""
+    meta = obj.get("metadata")
+    refs = meta.get("ownerReferences") if isinstance(meta, dict) else None
+    return [r for r in refs if isinstance(r, dict)] if isinstance(refs, list) else []

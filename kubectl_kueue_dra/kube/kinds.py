@@ -42,6 +42,8 @@ _ALL = [
     Kind("Namespace", "", "namespaces", False, ("v1",)),
     Kind("ConfigMap", "", "configmaps", True, ("v1",)),
     Kind("Pod", "", "pods", True, ("v1",)),
+    # explain's recent events of the Workload, its Job and pods (one list per namespace)
+    Kind("Event", "", "events", True, ("v1",)),
     Kind("Deployment", "apps", "deployments", True, ("v1",)),
     # which Kueue the API server calls, when two Deployments kueue-controller-manager exist
     Kind("MutatingWebhookConfiguration", "admissionregistration.k8s.io", "mutatingwebhookconfigurations", False,

@@ -12,6 +12,7 @@ from . import flags
 from .command import cli_of, document_for_cli
 from .config import load_kueue_config
 from .installation import installation_of
+from .unaccounted import read_uncharged, uncharged_findings
 
 
 @dataclass
@@ -43,6 +44,8 @@ def classes_document(view: ClusterView, req: ClassesRequest) -> dict[str, Any]:
     cli = cli_of(view, config)  # before "partial": what it may not read makes the answer partial too
     if req.devices is not None:
         return _devices_document(view, req.devices, device_classes, installation, pools, findings, cli)
+    mappings = installation.effective.mappings if config.found else None
+    uncharged = read_uncharged(view, device_classes, mappings)
     report = classes_report(device_classes, mappings=installation.effective.mappings if config.found else None,
                             cluster_queues=cluster_queues, pools=pools, evaluator=SelectorEvaluator())
     return document_for_cli({
@@ -51,7 +54,8 @@ def classes_document(view: ClusterView, req: ClassesRequest) -> dict[str, Any]:
         "kueueInstallation": installation.to_json(),
         "partial": is_partial(view),
         "deviceClasses": report,
-        "findings": unreadable_findings(view) + findings,
+        "uncharged": uncharged.doc(),
+        "findings": unreadable_findings(view) + findings + uncharged_findings(uncharged),
     }, cli)
 
 

@@ -21,7 +21,7 @@ from .charge import (
 )
 from .command import cli_of, document_for_cli
 from .config import KueueConfig, load_kueue_config
-from .explain_pods import SliceSource, overcharge_findings, workload_allocations
+from .explain_pods import SliceSource, past_admission
 from .diagnose import QueuePath, cause_of, compare, condition, is_admitted, queue_findings, recorded_usage
 from .explain_inputs import adjust_inputs, gate_on, resource_rules
 from .installation import KueueInstallation, installation_of
@@ -295,8 +295,8 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
                                                subject.podsets, result, admitted, ctx.partial_admission, binary)
     findings.extend(more)
 
-    allocated = workload_allocations(view, subject, slices)
-    findings.extend(overcharge_findings(allocated, result))
+    past = past_admission(view, subject, slices, result)
+    findings.extend(past.findings)
     findings.extend(finding("info", n.code, n.message, n.fix) for n in result.notes)
     findings.extend(_file_findings(subject))
     return document_for_cli({
@@ -315,7 +315,9 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
         "recorded": recorded_doc,
         "queue": queue_doc,
         "partialAdmission": partial_doc,
-        "allocations": allocated,
+        "pods": past.pods,
+        "allocations": past.allocations,
+        "events": past.events,
         "partial": is_partial(view),
         "findings": findings,
     }, cli_of(view, ctx.config))

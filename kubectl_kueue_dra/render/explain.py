@@ -86,10 +86,14 @@ def explain_text(doc: dict[str, Any], opts: Any) -> str:
         parts.append("How the device charge is derived:")
         for name, line in lines:
             parts.append(f"  {name}: {_derivation(line, wide)}")
-    claims = _claim_rows(doc.get("allocations") or [])
+    charged = None if wide else {line["counter"] for ps in doc["podSets"] for line in ps["lines"]
+                                 if line["kind"] == "counter"} or None
+    claims = _claim_rows(doc.get("pods") or [], doc.get("allocations") or [], charged)
     if claims:
         parts.append("")
-        parts.append(table(["pod", "claim", "request", "device", "allocated", "reserved"], claims, opts.no_headers))
+        parts.append("Pods and the devices their claims were allocated:")
+        parts.append(table(["pod set", "pod", "phase", "node", "claim", "request", "device", "counters", "allocated",
+                            "reserved"], claims, opts.no_headers))
     before = _before_charge_lines(doc)
     if before:
         parts.append("")
@@ -106,6 +110,13 @@ def explain_text(doc: dict[str, Any], opts: Any) -> str:
             for row, r in zip(rows, queue["quota"]):
                 row[5:5] = [r.get("maximumCapacity") or "unknown", r.get("available") or "unknown"]
         parts.append(table(head, rows, opts.no_headers))
+    events = doc.get("events")
+    if events:
+        parts.append("")
+        parts.append("Events (newest last):")
+        parts.append(table(["last seen", "object", "type", "reason", "count", "message"],
+                           [[e["lastSeen"] or "-", e["object"], e["type"] or "-", e["reason"] or "-", e["count"],
+                             e["message"] or ""] for e in events], opts.no_headers))
     if doc["findings"]:
         parts.append("")
         parts.append(findings_text(doc["findings"], style))
@@ -152,7 +163,31 @@ def _yes_no(value: bool | None) -> str:
     return "unknown" if value is None else ("yes" if value else "no")
 
 
-def _claim_rows(allocated: list[dict[str, Any]]) -> list[list[Any]]:
-    """The pods' ResourceClaims and their state (the ``get resourceclaims`` step), one row per device."""
-    return [[a["pod"], a["claim"], a.get("request") or "-", a.get("device") or "-",
-             _yes_no(a.get("allocated")), _yes_no(a.get("reserved"))] for a in allocated]
+def _counters_cell(a: dict[str, Any], only: set[str] | None) -> str:
+    """The counters the device consumes (only those Kueue charges, when it charges counters)."""
+    counters = a.get("counters")
+    if counters is None:
+        why = "older pool generation" if a.get("generation") == "stale" else "device not published"
+        return f"unknown ({why})"
+    return ", ".join(f"{k}={v}" for k, v in sorted(counters.items()) if only is None or k in only) or "-"
+
+
+def _claim_rows(pods: list[dict[str, Any]], allocated: list[dict[str, Any]],
+                charged: set[str] | None) -> list[list[Any]]:
+    """The pods (phase, node) and their ResourceClaims' devices, one row per device (the ``get pods``
+    and ``get resourceclaims`` steps); a pod without claims gets one row."""
+    by_pod: dict[str, list[dict[str, Any]]] = {}
+    for a in allocated:
+        by_pod.setdefault(a["pod"], []).append(a)
+    rows = []
+    states = pods or [{"name": name} for name in by_pod]
+    for p in states:
+        head = [p.get("podSet") or "-", p["name"], p.get("phase") or "unknown", p.get("node") or "-"]
+        claims = by_pod.get(p["name"]) or []
+        if not claims:
+            rows.append(head + ["-"] * 6)
+        for i, a in enumerate(claims):
+            rows.append((head if i == 0 else [""] * 4) + [
+                a["claim"], a.get("request") or "-", a.get("device") or "-", _counters_cell(a, charged),
+                _yes_no(a.get("allocated")), _yes_no(a.get("reserved"))])
+    return rows

@@ -26,6 +26,7 @@ from ..kueue.config import KueueConfig, load_kueue_config
 from ..kueue.installation import KueueInstallation, installation_of
 from ..kueue.mappings import Mapping, Source
 from ..kueue.platform import read_cluster_version
+from ..kueue.unaccounted import Uncharged, read_uncharged
 from .supply import CounterSupply, counter_supply
 
 Obj = dict[str, Any]
@@ -58,6 +59,7 @@ class Facts:
     pods: list[Obj] | None = None  # the Kueue controller's pods
     malformed: list[Malformed] = field(default_factory=list)  # fields of the wrong type, removed
     cluster_version_problem: str | None = None  # why the OpenShift version is unknown
+    uncharged: Uncharged | None = None  # devices allocated outside Kueue's accounting (None: claims unread)
     _supplies: dict[Source, CounterSupply] = field(default_factory=dict, repr=False)
 
     # -- convenience -----------------------------------------------------------------------
@@ -233,10 +235,12 @@ def gather(view: ClusterView, kueue_namespace: str | None = None, probe: bool = 
     pods = _controller_pods(view, install)  # before the 403s are copied: a forbidden list of pods is one of them
     if pods is None and view.forbidden("Pod"):
         unreadable["Pod"] = view.forbidden("Pod") or ""
+    # every claim and Workload (403: unknown); a snapshot without claims reads as none allocated
+    uncharged = read_uncharged(view, lists["DeviceClass"], install.effective.mappings if config.found else None)
     return Facts(view.live, view.source, config, install, lists, unreadable, kueue_served, openshift,
                  feature_gate, cluster_version, kueue_cr, server_version, inp, k8s_gates, kueue_gates, probed,
                  list(view.unreadable), changed, pods=pods, malformed=view.malformed,
-                 cluster_version_problem=cluster_version_problem)
+                 cluster_version_problem=cluster_version_problem, uncharged=uncharged)
 
 
 def _controller_pods(view: ClusterView, install: KueueInstallation) -> list[Obj] | None:

@@ -224,3 +224,16 @@ def quota_vs_capacity(f: Facts) -> Result:
     if not statuses:
         return Result(SKIP, "; ".join(lines))
     return Result(WARN if WARN in statuses else PASS, "; ".join(lines))
+
+
+@check("uncharged-devices", "quota")
+def uncharged_devices(f: Facts) -> Result:
+    """Devices allocated to pods Kueue does not charge (kueue/unaccounted): they use GPUs the quota
+    counts on without being charged."""
+    found = f.uncharged
+    if found is None or found.problem:
+        return Result(SKIP, f"whether devices are allocated outside Kueue's accounting is unknown: "
+                            f"{found.problem if found else 'the ResourceClaims were not read'}")
+    if found.devices:
+        return Result(WARN, "; ".join(found.summaries()), found.fix(f.cli), {"uncharged": found.doc()})
+    return Result(PASS, "every allocated device is held by a pod of an admitted Workload, in a class Kueue charges")

@@ -6,6 +6,10 @@ Fixtures (all session scoped):
   cluster_gates_on   Cluster with DRAExtendedResource=true,DRAPartitionableDevices=true
   cluster_gates_off  Cluster with both gates false (started only when requested)
   cluster            alias of cluster_gates_on
+  kwok_bin           Path of the KWOK binary (built once and cached)
+  lifecycle          a Lifecycle: an API server with kube-controller-manager, kube-scheduler and
+                     KWOK (started only by the tests that ask for it)
+  lifecycle_kueue    the real Kueue (v0.19.2) running against the lifecycle cluster
 
 Outside CI (CI unset or not "true") the tests are skipped when there is no
 `go` command; on CI a missing toolchain, a failed build or a failed start is
@@ -74,3 +78,45 @@ def cluster_gates_off(request, controlplane_bin) -> Cluster:
 @pytest.fixture(scope="session")
 def cluster(cluster_gates_on) -> Cluster:
     return cluster_gates_on
+
+
+def _built(what: str, build):
+    try:
+        return build()
+    except controlplane.GoNotFound as e:
+        problem, missing = f"{what} unavailable: {e}", True
+    except Exception as e:  # noqa: BLE001 - any build problem is a failure
+        problem, missing = f"building {what} failed: {e}", False
+    _fail_or_skip(problem, missing_tool=missing)
+
+
+@pytest.fixture(scope="session")
+def kwok_bin() -> Path:
+    import kwok_build
+
+    return _built("KWOK", kwok_build.build)
+
+
+@pytest.fixture(scope="session")
+def lifecycle(request, controlplane_bin, kwok_bin):
+    from lifecycle import Lifecycle
+
+    try:
+        life = Lifecycle.start(controlplane_bin, kwok_bin, keep_dir=bool(os.environ.get("KUEUE_DRA_KEEP_CLUSTER_DIR")))
+    except Exception as e:  # noqa: BLE001
+        problem = f"starting the lifecycle test cluster failed: {type(e).__name__}: {e}"
+    else:
+        request.addfinalizer(life.stop)
+        return life
+    _fail_or_skip(problem, missing_tool=False)
+
+
+@pytest.fixture(scope="session")
+def lifecycle_kueue(request, lifecycle):
+    import kueue_build
+    from kueue_harness import KueueRunner
+
+    binary = _built("Kueue", kueue_build.build)
+    runner = KueueRunner(lifecycle.cluster, binary, kueue_build.DEFAULT_VERSION)
+    request.addfinalizer(runner.close)
+    return runner

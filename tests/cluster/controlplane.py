@@ -1,4 +1,5 @@
-"""Build and cache the test control plane binaries (kube-apiserver, kubectl, etcd).
+"""Build and cache the test control plane binaries (kube-apiserver, kubectl, etcd,
+kube-scheduler, kube-controller-manager).
 
 Standard library only: ``scripts/controlplane`` imports this module directly.
 
@@ -7,12 +8,14 @@ The binaries are built from the nested Go module ``tests/controlplane`` (see
 
     $KUEUE_DRA_CACHE_DIR or ${XDG_CACHE_HOME:-~/.cache}/kueue-dra/controlplane/
         <k8s-version>-<goos>-<goarch>-<go-version>-<module-hash>/
-            kube-apiserver  kubectl  etcd  build-info.json
+            kube-apiserver  kubectl  etcd  kube-scheduler  kube-controller-manager
+            build-info.json
 
 The module hash (go.mod + go.sum) makes a regenerated module build into a new
-directory. A build goes into a temporary sibling directory that is renamed
-into place once all three binaries are built and checked, so a half-built
-directory is never used.
+directory. All five are built by one ``go build -o DIR/`` invocation (the
+packages they share are compiled once). A build goes into a temporary sibling
+directory that is renamed into place once every binary is built and checked,
+so a half-built directory is never used.
 """
 
 from __future__ import annotations
@@ -33,14 +36,18 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[2]
 MODULE_DIR = REPO_ROOT / "tests" / "controlplane"
 
-BINARIES = ("kube-apiserver", "kubectl", "etcd")
+BINARIES = ("kube-apiserver", "kubectl", "etcd", "kube-scheduler", "kube-controller-manager")
 PACKAGES = {
     "kube-apiserver": "k8s.io/kubernetes/cmd/kube-apiserver",
     "kubectl": "k8s.io/kubernetes/cmd/kubectl",
     "etcd": "go.etcd.io/etcd/server/v3",
+    "kube-scheduler": "k8s.io/kubernetes/cmd/kube-scheduler",
+    "kube-controller-manager": "k8s.io/kubernetes/cmd/kube-controller-manager",
 }
-# Kubernetes binaries get the version stamp; etcd carries its own version.
-STAMPED = ("kube-apiserver", "kubectl")
+# The name ``go build -o DIR/`` gives a package's binary: the last path element that is not a
+# major-version suffix (go.etcd.io/etcd/server/v3 -> server).
+GO_OUTPUT_NAME = {name: next(p for p in reversed(pkg.split("/")) if not re.fullmatch(r"v\d+", p))
+                  for name, pkg in PACKAGES.items()}
 VERSION_PACKAGES = ("k8s.io/component-base/version", "k8s.io/client-go/pkg/version")
 # The module proxy does not record the commit of a tag; this placeholder makes
 # /version show a well-formed but obviously synthetic gitCommit.
@@ -199,25 +206,25 @@ def _build_locked(env: GoEnv, target: Path, force: bool, parallel: int | None, v
     tmp.chmod(0o755)
     timings: dict[str, float] = {}
     try:
-        ldflags_stamp = stamp_ldflags(version, build_date)
+        # One invocation for all binaries: the Kubernetes ones get the version stamp; etcd carries
+        # its own version and does not link the stamped packages (-X of an absent symbol is a no-op).
+        ldflags = ["-s", "-w", *stamp_ldflags(version, build_date)]
+        cmd = [env.go, "build", "-trimpath", "-ldflags", " ".join(ldflags)]
+        if parallel:
+            cmd.append(f"-p={parallel}")
+        cmd += ["-o", f"{tmp}/", *(PACKAGES[name] for name in BINARIES)]
+        if verbose:
+            _log(f"controlplane: building {', '.join(BINARIES)} (one go build)")
+        start = time.monotonic()
+        proc = subprocess.run(cmd, cwd=MODULE_DIR, env=_go_environ(), capture_output=True, text=True)
+        timings["all"] = round(time.monotonic() - start, 1)
+        if proc.returncode != 0:
+            raise BuildError(f"go build failed (exit {proc.returncode}):\n" + proc.stderr[-6000:])
         for name in BINARIES:
-            ldflags = ["-s", "-w", *(ldflags_stamp if name in STAMPED else [])]
-            cmd = [env.go, "build", "-trimpath", "-ldflags", " ".join(ldflags)]
-            if parallel:
-                cmd.append(f"-p={parallel}")
-            cmd += ["-o", str(tmp / name), PACKAGES[name]]
-            if verbose:
-                _log(f"controlplane: building {name} ({PACKAGES[name]})")
-            start = time.monotonic()
-            proc = subprocess.run(cmd, cwd=MODULE_DIR, env=_go_environ(), capture_output=True, text=True)
-            timings[name] = round(time.monotonic() - start, 1)
-            if proc.returncode != 0:
-                raise BuildError(
-                    f"go build {PACKAGES[name]} failed (exit {proc.returncode}):\n"
-                    + proc.stderr[-6000:]
-                )
-            if verbose:
-                _log(f"controlplane: built {name} in {timings[name]}s")
+            if GO_OUTPUT_NAME[name] != name:
+                os.rename(tmp / GO_OUTPUT_NAME[name], tmp / name)
+        if verbose:
+            _log(f"controlplane: built in {timings['all']}s")
         _check_versions(tmp, version)
         info = {
             "kubernetes": version,
@@ -263,3 +270,7 @@ def _check_versions(directory: Path, version: str) -> None:
     out = subprocess.run([str(directory / "etcd"), "--version"], capture_output=True, text=True, timeout=60)
     if out.returncode != 0 or "etcd Version" not in out.stdout:
         raise BuildError(f"etcd --version printed {out.stdout.strip()!r} {out.stderr.strip()!r}")
+    for name in ("kube-scheduler", "kube-controller-manager"):
+        out = subprocess.run([str(directory / name), "--version"], capture_output=True, text=True, timeout=60)
+        if out.returncode != 0 or version not in out.stdout:
+            raise BuildError(f"{name} --version printed {out.stdout.strip()!r} {out.stderr.strip()!r}, want {version}")

@@ -20,11 +20,11 @@ EXAMPLES = REPO_ROOT / "examples"
 SETUPS = ("resourceclaimtemplate", "extended-resource", "mig-partitionable")
 CLUSTER_SCOPED = "deviceclasses,resourceslices,clusterqueues,resourceflavors"
 OPENSHIFT_SCOPED = "kueues.kueue.openshift.io,featuregates.config.openshift.io"
-NAMESPACED = "workloads,jobs,resourceclaimtemplates,localqueues,deployments,configmaps"
-STATUS_KINDS = ("Workload", "ClusterQueue")
+NAMESPACED = "workloads,jobs,resourceclaimtemplates,resourceclaims,localqueues,deployments,configmaps,events"
+STATUS_KINDS = ("Workload", "ClusterQueue", "Pod", "ResourceClaim")
 # What `kubectl get` reads back to make the offline snapshot of a setup.
 SNAPSHOT_KINDS = (CLUSTER_SCOPED + "," + OPENSHIFT_SCOPED, "namespaces",
-                  "workloads,jobs,resourceclaimtemplates,localqueues,deployments,configmaps")
+                  "workloads,jobs,resourceclaimtemplates,localqueues,deployments,configmaps,pods,resourceclaims,events")
 
 
 def objects(setup: str) -> list[dict]:
@@ -44,6 +44,8 @@ def clear(cluster: Cluster, ns: set[str]) -> None:
     cluster.kubectl("delete", OPENSHIFT_SCOPED, "--all", "--wait=false")
     for n in sorted(ns):
         cluster.kubectl("delete", NAMESPACED, "--all", "-n", n, "--wait=false", check=False)
+        # no kubelet confirms a bound pod's deletion: remove pods at once
+        cluster.kubectl("delete", "pods", "--all", "-n", n, "--force", "--grace-period=0", check=False)
 
 
 def load(cluster: Cluster, setup: str) -> list[dict]:
@@ -61,7 +63,9 @@ def load(cluster: Cluster, setup: str) -> list[dict]:
         cluster.apply(d)
     rest = [d for d in docs if d["kind"] not in ("Namespace", "DeviceClass", "Workload")]
     for d in rest:
-        d["metadata"].pop("uid", None)  # the server assigns uids; Workloads are re-pointed below
+        d["metadata"].pop("uid", None)  # the server assigns uids; Workloads and pods are re-pointed below
+        if d["kind"] == "Event":
+            d["involvedObject"].pop("uid", None)  # the example's uids are not the server's
     cluster.apply(rest)
     uids = {(d["metadata"]["namespace"], d["metadata"]["name"]): cluster.get_json(
                 "job", d["metadata"]["name"], "-n", d["metadata"]["namespace"])["metadata"]["uid"]
@@ -72,6 +76,7 @@ def load(cluster: Cluster, setup: str) -> list[dict]:
             if owner["kind"] == "Job":
                 owner["uid"] = uids[(wl["metadata"]["namespace"], owner["name"])]
                 wl["metadata"].setdefault("labels", {})["kueue.x-k8s.io/job-uid"] = owner["uid"]
+    repoint_pods(cluster, [d for d in rest if d["kind"] == "Pod"], uids)
     if workloads:
         cluster.apply(workloads)
     rest += workloads
@@ -80,6 +85,20 @@ def load(cluster: Cluster, setup: str) -> list[dict]:
             cluster.kubectl("apply", "--server-side", "--force-conflicts", "--field-manager=kueue-dra-tests",
                             "--subresource=status", "-f", "-", input=json.dumps(d))
     return docs
+
+
+def repoint_pods(cluster: Cluster, pods: list[dict], job_uids: dict[tuple[str, str], str]) -> None:
+    """Point the pods' ownerReferences at the Jobs' server-assigned uids (as the Job controller
+    would have written them)."""
+    for p in pods:
+        ns = p["metadata"]["namespace"]
+        refs = p["metadata"].get("ownerReferences") or []
+        for ref in refs:
+            if ref["kind"] == "Job":
+                ref["uid"] = job_uids[(ns, ref["name"])]
+        if refs:
+            cluster.kubectl("patch", "pod", p["metadata"]["name"], "-n", ns, "--type=merge",
+                            "-p", json.dumps({"metadata": {"ownerReferences": refs}}))
 
 
 def snapshot(cluster: Cluster, docs: list[dict], path: Path) -> Path:

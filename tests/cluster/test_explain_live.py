@@ -232,3 +232,71 @@ def test_workload_list_reads_each_list_once(cluster_gates_on, loaded):
     assert single.exit_code == 0, single.stderr
     print(f"requests: list of all workloads {listed.stats['requests']}, one workload {single.stats['requests']}")
     assert listed.stats["requests"] <= single.stats["requests"] + 10
+
+
+def test_past_admission_pods_claims_events_live(cluster_gates_on, loaded):
+    """An admitted Workload whose pods the scheduler cannot place, on the real API server: the pods,
+    claims and events written through their status subresources as kube-scheduler, the Job
+    controller and Kueue write them; the scheduler's message translated, fragmentation with the
+    numbers from the slices and every allocated claim, events merged and newest last, each kind read
+    once."""
+    import perf
+
+    loaded("mig-partitionable")
+    run = perf.plugin(cluster_gates_on.kubeconfig, ["explain", "job/pretrain", "-n", "ml-research", "-o", "json"],
+                      capture=True)
+    assert run.exit_code == 0, run.stderr
+    doc = json.loads(run.stdout)
+    assert [(p["name"], p["phase"], p["node"], p["scheduled"]["status"]) for p in doc["pods"]] == [
+        ("pretrain-h2d6n", "Pending", None, "False"), ("pretrain-w8c3j", "Pending", None, "False")]
+    assert [(a["pod"], a["allocated"], a["reserved"]) for a in doc["allocations"]] == [
+        ("pretrain-h2d6n", False, False), ("pretrain-w8c3j", False, False)]
+    [unscheduled] = [f for f in doc["findings"] if f["code"] == "DevicesUnavailable"]
+    [verdict] = unscheduled["counters"]
+    # 16 A100s, each with one 1g.5gb MIG device allocated (4 notebook-eval pods, 12 sandbox notebooks)
+    assert (verdict["verdict"], verdict["perDevice"], verdict["freeInCluster"], verdict["largestFree"]) == (
+        "fragmented", "40192Mi", "552Gi", "35328Mi")
+    assert [(e["object"], e["reason"], e["count"]) for e in doc["events"]][-2:] == [
+        ("Pod/pretrain-h2d6n", "FailedScheduling", 5), ("Pod/pretrain-w8c3j", "FailedScheduling", 5)]
+    assert [e["lastSeen"] for e in doc["events"]] == sorted(e["lastSeen"] for e in doc["events"])
+    gets = [c["path"] for c in run.stats["calls"] if c["method"] == "GET" and "continue=" not in c["path"]]
+    assert len([p for p in gets if "/events" in p]) == 1, gets  # one list of the namespace's events
+    assert len(gets) == len(set(gets)), sorted(gets)
+
+    running = explain_json(cluster_gates_on, "job/notebook-eval", "-n", "ml-research")
+    assert [(a["pod"], a["device"], a["generation"], a["counters"]["memory"]) for a in running["allocations"]] == [
+        (p, f"gpu.nvidia.com/a100-node-1/gpu-{i}-mig-1g5gb-19-0", "current", "4864Mi")
+        for i, p in enumerate(["notebook-eval-7xk2p", "notebook-eval-b9q4w", "notebook-eval-m3t8z",
+                               "notebook-eval-r5v1c"])]
+    assert {p["node"] for p in running["pods"]} == {"a100-node-1"}
+
+
+def test_an_allocated_device_only_an_old_slice_generation_names_live(cluster_gates_on, loaded):
+    """A pool republished at a higher generation with an old slice left behind: the allocation's
+    device is looked up in the current generation only, and one only the old slice has is a finding."""
+    loaded("mig-partitionable")
+    stale = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "a100-node-1-left-over"},
+             "spec": {"driver": "gpu.nvidia.com", "nodeName": "a100-node-1",
+                      "pool": {"name": "a100-node-1", "generation": 0, "resourceSliceCount": 1},
+                      "devices": [{"name": "gpu-0-mig-1g5gb-19-0", "consumesCounters": [
+                          {"counterSet": "gpu-0-counter-set", "counters": {"memory": {"value": "40Gi"}}}]},
+                          {"name": "gpu-9-retired"}]}}
+    cluster_gates_on.apply(stale)
+    claim = "notebook-eval-7xk2p-mig-p2kx7"
+    patch = {"status": {"allocation": {"devices": {"results": [
+        {"request": "gpu", "driver": "gpu.nvidia.com", "pool": "a100-node-1", "device": "gpu-0-mig-1g5gb-19-0"},
+        {"request": "gpu", "driver": "gpu.nvidia.com", "pool": "a100-node-1", "device": "gpu-9-retired"}]}},
+        "reservedFor": [{"resource": "pods", "name": "notebook-eval-7xk2p", "uid": "pod-notebook-eval-7xk2p"}]}}
+    try:
+        cluster_gates_on.kubectl("patch", "resourceclaim", claim, "-n", "ml-research", "--subresource=status",
+                                 "--type=merge", "-p", json.dumps(patch))
+        doc = explain_json(cluster_gates_on, "job/notebook-eval", "-n", "ml-research")
+        mine = [a for a in doc["allocations"] if a["claim"] == claim]
+        assert [(a["device"].rsplit("/", 1)[1], a["generation"], a["counters"]) for a in mine] == [
+            ("gpu-0-mig-1g5gb-19-0", "current", mine[0]["counters"]), ("gpu-9-retired", "stale", None)]
+        assert mine[0]["counters"]["memory"] == "4864Mi"  # the current slice's value, not the left-over's 40Gi
+        [stale_found] = [f for f in doc["findings"] if f["code"] == "AllocatedDeviceStale"]
+        assert "gpu-9-retired" in stale_found["message"] and "older generation" in stale_found["message"]
+    finally:
+        cluster_gates_on.kubectl("delete", "resourceslice", "a100-node-1-left-over", check=False)
+        setups.load(cluster_gates_on, "mig-partitionable")  # the claim as the example has it
