@@ -41,8 +41,9 @@ def classes_document(view: ClusterView, req: ClassesRequest) -> dict[str, Any]:
     slices = view.try_list("ResourceSlice")
     pools = group_pools(slices) if slices is not None else None
     findings = config_findings(config, view)
+    cli = cli_of(view, config)  # before "partial": what it may not read makes the answer partial too
     if req.devices is not None:
-        return _devices_document(view, req.devices, device_classes, installation, pools, findings)
+        return _devices_document(view, req.devices, device_classes, installation, pools, findings, cli)
     mappings = installation.effective.mappings if config.found else None
     uncharged = read_uncharged(view, device_classes, mappings)
     report = classes_report(device_classes, mappings=installation.effective.mappings if config.found else None,
@@ -60,7 +61,7 @@ def classes_document(view: ClusterView, req: ClassesRequest) -> dict[str, Any]:
 
 
 def _devices_document(view: ClusterView, wanted: str, device_classes: list[dict[str, Any]], installation: Any,
-                      pools: Any, findings: list[dict[str, Any]]) -> dict[str, Any]:
+                      pools: Any, findings: list[dict[str, Any]], cli: str) -> dict[str, Any]:
     """``classes --devices [CLASS]``: the matching devices of each class, grouped by shape."""
     from ..dra.cel import SelectorEvaluator
     from .classes import class_devices

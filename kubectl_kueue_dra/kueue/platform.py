@@ -20,8 +20,8 @@ class ClusterVersionRead:
 
     @property
     def openshift(self) -> bool:
-        """The object exists or may not be read: an OpenShift cluster (a served CRD alone is not one)."""
-        return self.obj is not None or self.denied
+        """The object exists: an OpenShift cluster (a served CRD alone is not one, nor a 403 on it)."""
+        return self.obj is not None
 
     def to_json(self) -> dict[str, Any]:
         return {"version": self.version, "problem": self.problem}

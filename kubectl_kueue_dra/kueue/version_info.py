@@ -62,7 +62,8 @@ def version_document(req: VersionRequest, client: dict[str, Any], open_view: Cal
         document["serverVersion"] = view.server_version()
         cluster_version = read_cluster_version(view)
         installation = load_installation(view, req.kueue_namespace)
-        # OpenShift (a ClusterVersion, or Kueue configured by the operator's CR): its release
+        # OpenShift (a ClusterVersion, or Kueue configured by the operator's CR): its release; a 403 on
+        # ClusterVersion alone does not make a cluster OpenShift
         document["openshift"] = (cluster_version.to_json() if cluster_version.openshift or installation.openshift
                                  else None)
         document["kueue"] = kueue_version_document(installation)

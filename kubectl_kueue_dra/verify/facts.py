@@ -55,6 +55,7 @@ class Facts:
     forbidden: list[errors.Forbidden] = field(default_factory=list)  # every 403, lists and gets
     config_changed: datetime | None = None  # upstream: the config ConfigMap's last write
     paths: frozenset[str] = frozenset()  # the paths being checked (set by the run)
+    paths_given: bool = False  # --path named them (else they are the ones the setup uses)
     pods: list[Obj] | None = None  # the Kueue controller's pods
     malformed: list[Malformed] = field(default_factory=list)  # fields of the wrong type, removed
     cluster_version_problem: str | None = None  # why the OpenShift version is unknown

@@ -38,25 +38,21 @@ def platform_version(f: Facts) -> Result:
 def _openshift(f: Facts) -> Result:
     version = f.openshift_version
     release = g.release_of(version)
-    extra: dict[str, object] = {"platform": "OpenShift", "version": version}
-    if release is None:
-        why = f.cluster_version_problem or f"ClusterVersion reports {version!r}"
-        status = WARN if f.live else SKIP
-        return Result(status, f"OpenShift version unknown ({why}): cannot tell whether it is 4.21 or later",
-                      "let the plugin get clusterversions.config.openshift.io (deploy/rbac/reader-clusterrole.yaml)"
-                      if f.live else None, extra)
-    needs: dict[str, str] = {}
-    short = []
+    needs: dict[str, tuple[int, int]] = {}
     for path in _paths(f):
         minimum = max((g.OPENSHIFT_MINIMUM[gate] for gate in path_gates(f, path) if gate in g.OPENSHIFT_MINIMUM),
                       default=None)
-        if minimum is None:
-            continue
-        needs[path] = _release(minimum)
-        if release < minimum:
-            short.append(minimum)
-    said = "; ".join(f"{path} needs {n} or later" for path, n in needs.items())
-    extra["needs"] = needs
+        if minimum is not None:
+            needs[path] = minimum
+    said = "; ".join(f"{path} needs {_release(n)} or later" for path, n in needs.items())
+    extra: dict[str, object] = {"platform": "OpenShift", "version": version,
+                                "needs": {p: _release(n) for p, n in needs.items()}}
+    if release is None:
+        why = f.cluster_version_problem or f"ClusterVersion reports {version!r}"
+        return Result(WARN if f.live else SKIP, f"OpenShift version unknown ({why}): {said}",
+                      "let the plugin get clusterversions.config.openshift.io (deploy/rbac/reader-clusterrole.yaml)"
+                      if f.live else None, extra)
+    short = [n for n in needs.values() if release < n]
     if short:
         return Result(FAIL, f"OpenShift {version} is too old: {said}",
                       f"upgrade OpenShift to {_release(max(short))} or later", extra)
@@ -68,8 +64,9 @@ def _kubernetes(f: Facts) -> Result:
     extra: dict[str, object] = {"platform": "Kubernetes", "version": f.server_version}
     if minor is None:
         why = f.unreadable.get("/version") or ("a snapshot has no /version" if not f.live else "/version has no minor")
-        return Result(WARN if f.live else SKIP, f"Kubernetes version unknown ({why}): cannot tell whether it is "
-                                                f"1.{g.DRA_V1_MINOR} or later", extra=extra)
+        needs = "; ".join(f"{path} needs 1.{max(g.minimum_minor(gate) for gate in path_gates(f, path))} or later"
+                          for path in _paths(f))
+        return Result(WARN if f.live else SKIP, f"Kubernetes version unknown ({why}): {needs}", extra=extra)
     parts, short = [], []
     for path in _paths(f):
         for gate in path_gates(f, path):

@@ -39,6 +39,7 @@ def applicable_paths(f: Facts) -> set[str]:
 def run_checks(f: Facts, paths: Iterable[str] | None = None) -> list[Check]:
     selected = set(paths) if paths else applicable_paths(f)
     f.paths = frozenset(selected)
+    f.paths_given = bool(paths)
     checks = []
     for spec in sorted(REGISTRY, key=_position):
         if spec.paths is not None and not (spec.paths & selected):
@@ -58,6 +59,8 @@ def _with_gate_states(f: Facts, checks: list[Check]) -> list[Check]:
     """The checks with an info line for each DRA gate none of them reports, after the last check of
     its category (Kubernetes gates, Kueue)."""
     reported = {str(c.extra["gate"]) for c in checks if c.extra.get("gate")}
+    # a gate check that could not tell (a skip without the gate's state) still reports its gate
+    reported |= {c.id.removeprefix("kueue-").removeprefix("gate-") for c in checks}
     for category, lines in (("gates", gate_states.kubernetes_lines(f, reported)),
                             ("kueue", gate_states.kueue_lines(f, reported))):
         at = max((i + 1 for i, c in enumerate(checks) if _ORDER.index(c.category) <= _ORDER.index(category)),

@@ -107,3 +107,21 @@ def test_reading_parts_and_counters_of_one_device():
     pools[0].expected_slices = 1
     report = device_shapes(pools, ["device.attributes['gpu.nvidia.com'].missing == 'x'"], SelectorEvaluator())
     assert report.shapes == [] and len(report.errors) == 1
+
+
+def test_unreadable_slices_are_unknown_not_zero():
+    from kubectl_kueue_dra.kube import errors
+    from kubectl_kueue_dra.kube.view import SnapshotView
+    from kubectl_kueue_dra.kueue.classes_service import ClassesRequest, classes_document
+
+    class ForbiddenSlices(SnapshotView):
+        def _list(self, kind, namespace, field_selector, label_selector):
+            if kind.kind == "ResourceSlice":
+                raise errors.Forbidden("list", kind.resource, None, None, "reader")
+            return super()._list(kind, namespace, field_selector, label_selector)
+
+    view = ForbiddenSlices(load_objects(str(EXAMPLES / "mig-partitionable")), "test")
+    doc = classes_document(view, ClassesRequest(devices=""))
+    assert doc["partial"] is True and [f["code"] for f in doc["findings"]][:1] == ["Unreadable"]
+    assert [(d["deviceClass"], d["matchingDevices"], d["shapes"]) for d in doc["devices"]] == [
+        ("gpu.nvidia.com", None, []), ("mig.nvidia.com", None, [])]

@@ -831,3 +831,58 @@ def test_kueue_gate_lines_when_kueue_is_not_installed():
     assert kueue_lines(facts, set()) == []
     facts.live, facts.kueue_served = False, True
     assert {c.id for c in kueue_lines(facts, set())} == {f"kueue-gate-{n}" for n in facts.kueue_gates.gates}
+
+
+class ForbiddenFeatureGate(SnapshotView):
+    def _get(self, kind, name, namespace):
+        if kind.kind == "FeatureGate":
+            raise errors.Forbidden("get", kind.resource, name, None, "reader")
+        return super()._get(kind, name, namespace)
+
+    def _list(self, kind, namespace, field_selector, label_selector):
+        if kind.kind == "FeatureGate":
+            raise errors.Forbidden("list", kind.resource, None, None, "reader")
+        return super()._list(kind, namespace, field_selector, label_selector)
+
+
+def test_a_gate_check_that_skips_is_not_listed_again_as_info():
+    """A Kueue gate check that cannot tell (the FeatureGate is forbidden) is a skip, once: no info
+    line of the same gate beside it."""
+    facts = gather(ForbiddenFeatureGate(example("mig-partitionable"), "test"))
+    checks = run_checks(facts)
+    ids = [c.id for c in checks]
+    assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
+    gate = next(c for c in checks if c.id == "kueue-gate-KueueDRAIntegrationPartitionableDevices")
+    assert gate.status == "skip" and "forbidden" in gate.message
+
+
+def test_check_ids_are_unique_on_every_example():
+    for setup in ("resourceclaimtemplate", "extended-resource", "mig-partitionable"):
+        for paths in (None, ["claims"], ["partitionable"]):
+            ids = [c.id for c in run_checks(gather(SnapshotView(example(setup), "test")), paths)]
+            assert len(ids) == len(set(ids)), (setup, paths)
+
+
+class ForbiddenKueueCR(SnapshotView):
+    def _get(self, kind, name, namespace):
+        if kind.kind == "Kueue":
+            raise errors.Forbidden("get", kind.resource, name, None, "reader")
+        return super()._get(kind, name, namespace)
+
+    def _list(self, kind, namespace, field_selector, label_selector):
+        if kind.kind == "Kueue":
+            raise errors.Forbidden("list", kind.resource, None, None, "reader")
+        return super()._list(kind, namespace, field_selector, label_selector)
+
+
+def test_paths_unknown_make_the_path_gate_lines_skips():
+    """Kueue's configuration may not be read: which paths are in use is unknown, so a path gate's
+    line says so as a skip (the reader, who sees the counter mapping, gets a pass there)."""
+    checks, _ = run(example("mig-partitionable"), view_cls=ForbiddenKueueCR)
+    line = checks["gate-DRAPartitionableDevices"]
+    assert line.status == "skip" and "whether the partitionable path is in use is unknown" in line.message
+    assert line.extra["state"] == "on"  # its state is still said
+    assert checks["kueue-gate-KueueDRAIntegrationPartitionableDevices"].status == "skip"
+    # Named with --path, the path is checked as usual.
+    named, _ = run(example("mig-partitionable"), paths=["claims"], view_cls=ForbiddenKueueCR)
+    assert named["gate-DRAPartitionableDevices"].status == "info"
