@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from typing import Any, TypeVar
 
-from ..kube.errors import Forbidden
 from ..kube.view import ClusterView
 from .config import KueueConfig
+from .platform import read_cluster_version
 
 T = TypeVar("T")
 #: characters a double-quoted shell word still expands or ends at
@@ -31,17 +31,13 @@ def cli_name(openshift: bool) -> str:
 
 def cli_of(view: ClusterView, config: KueueConfig | None) -> str:
     """``oc`` or ``kubectl`` for the cluster (or snapshot) of ``view`` (answers cached by the view).
-    A singleton the user may not read is on a served OpenShift API, so it counts as there (as
-    ``kueue/platform`` reads ClusterVersion); the denial is not recorded, no answer depends on it."""
-    found: dict[str, dict[str, Any] | None] = {"FeatureGate": None, "ClusterVersion": None}
-    if config is None or config.kind != "Kueue":
-        for kind, name in (("FeatureGate", "cluster"), ("ClusterVersion", "version")):
-            if view.serves(kind):
-                try:
-                    found[kind] = view.get(kind, name) or (None if view.live else next(iter(view.list(kind)), None))
-                except Forbidden:
-                    found[kind] = {"kind": kind}
-    return cli_name(openshift_platform(found["FeatureGate"], found["ClusterVersion"], config.kind if config else None))
+    A FeatureGate or ClusterVersion the user may not read is recorded as unread, so the answer is
+    partial: whether the cluster is OpenShift is then not known."""
+    if config is not None and config.kind == "Kueue":
+        return "oc"
+    feature_gate = view.try_get("FeatureGate", "cluster") if view.serves("FeatureGate") else None
+    cluster_version = read_cluster_version(view).obj
+    return cli_name(openshift_platform(feature_gate, cluster_version, config.kind if config else None))
 
 
 def for_cli(text: str | None, cli: str) -> str | None:

@@ -49,7 +49,7 @@ def commands(setup: str) -> dict[str, list[str]]:
 #: findings that say something is unknown (or assumed, and say so): the only ones a restricted
 #: answer may add
 UNKNOWN_CODES = {"Unreadable", "ChargeUnknown", "QuotaVerdictUnknown", "KueueConfigUnknown", "KueueVersionAssumed",
-                 "EventsUnknown", "UnchargedDevicesUnknown"}
+                 "EventsUnknown", "PodsUnknown", "UnchargedDevicesUnknown"}
 
 
 def user_for(group: str, resource: str) -> str:
