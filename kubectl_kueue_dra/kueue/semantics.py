@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..gates.kueue import KueueGates
 
-from ..dra.cel_errors import KUEUE_DRA_V036, CelDialect
+from ..dra.cel.errors import KUEUE_DRA_V036, CelDialect
 
 DEFAULT_VERSION = "0.19.2"
 SUPPORTED = "0.18.0 – 0.19.x"

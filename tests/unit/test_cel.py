@@ -15,7 +15,7 @@ from kubectl_kueue_dra.dra.cel import (
     device_activation,
     device_shape_key,
 )
-from kubectl_kueue_dra.dra.cel_lib import Semver
+from kubectl_kueue_dra.dra.cel.lib import Semver
 
 NV = "gpu.nvidia.com"
 GPU_CLASS = "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'"

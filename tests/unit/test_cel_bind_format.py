@@ -8,9 +8,9 @@ this tool", never "does not compile" and never a guess."""
 import pytest
 
 from kubectl_kueue_dra.dra.cel import CelCompileError, CelEvalError, compile_selector
-from kubectl_kueue_dra.dra.cel_bind import expand_bindings
-from kubectl_kueue_dra.dra.cel_device import device_activation
-from kubectl_kueue_dra.dra.cel_format import go_g
+from kubectl_kueue_dra.dra.cel.bind import expand_bindings
+from kubectl_kueue_dra.dra.cel.device import device_activation
+from kubectl_kueue_dra.dra.cel.format import go_g
 
 NV = "gpu.nvidia.com"
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-#: what parts of ``device`` an expression reads (``cel_analysis``)
+#: what parts of ``device`` an expression reads (``analysis``)
 Footprint = frozenset[tuple[Any, ...]]
 
 __all__ = [

@@ -5,29 +5,28 @@ What Kubernetes itself rejects (unknown function or variable, unknown ``device``
 dialect, ``has()`` on a non-field) is ``CelCompileError(unsupported=False)``; what cel-python
 cannot do (optional values other than selection chains, namespaced functions, two-variable
 comprehensions, the 3-argument ``map``, URL/IP/CIDR) is ``unsupported=True``. ``cel.bind`` and
-optional selection chains are rewritten before this (``cel_bind``, ``cel_optional``) and
-``format()`` evaluated (``cel_format``, but for what it names not evaluable).
+optional selection chains are rewritten before this (``bind``, ``optional``) and
+``format()`` evaluated (``format``, but for what it names not evaluable).
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import lark
 from celpy.evaluation import base_functions, celstr
 
-from .cel_errors import SCHEDULER, CelCompileError, CelDialect, Footprint
-from .cel_lib import FUNCTIONS
+from .errors import SCHEDULER, CelCompileError, CelDialect, Footprint
+from .lib import FUNCTIONS
 
-__all__ = ["ALL", "OPTIONAL_SYNTAX", "analyze", "blank_literals"]
+__all__ = ["ALL", "analyze"]
 
 _DEVICE_FIELDS = frozenset({"driver", "attributes", "capacity", "allowMultipleAllocations"})
 _TYPE_IDENTS = frozenset(
     {"int", "uint", "double", "bool", "string", "bytes", "list", "map", "null_type", "type", "dyn"}
 )
 _KNOWN_FUNCTIONS = frozenset(k for k in list(base_functions) + list(FUNCTIONS) if not k.startswith(("_", "!", "-"))) | \
-    {"_opt_select", "_opt_index"}  # what cel_optional rewrites an optional selection chain into
+    {"_opt_select", "_opt_index"}  # what optional.py rewrites an optional selection chain into
 _ONE_VAR_MACROS = frozenset({"all", "exists", "exists_one", "filter", "map"})
 # In the Kubernetes CEL environment but not implemented here.
 _UNSUPPORTED_FUNCTIONS = frozenset(
@@ -40,38 +39,11 @@ _UNSUPPORTED_FUNCTIONS = frozenset(
     }
 )
 _UNSUPPORTED_NAMESPACES = frozenset({"cel", "sets", "lists", "strings", "optional", "format", "ip", "cidr", "url"})
-OPTIONAL_SYNTAX = re.compile(r"\.\s*\?|\[\s*\?")
 
 
 def _text(token: Any) -> str:
     """A lark token's text (children are typed as trees or tokens)."""
     return str(token.value)
-
-
-def blank_literals(expr: str) -> str:
-    """The expression with string/bytes literal bodies and comments replaced by spaces."""
-    out = list(expr)
-    i, n = 0, len(expr)
-    while i < n:
-        c = expr[i]
-        if c == "/" and expr.startswith("//", i):
-            j = expr.find("\n", i)
-            j = n if j < 0 else j
-            out[i:j] = " " * (j - i)
-            i = j
-            continue
-        if c in "'\"":
-            raw = (i > 0 and expr[i - 1] in "rR") or (i > 1 and expr[i - 1] in "bB" and expr[i - 2] in "rR")
-            quote = expr[i : i + 3] if expr[i : i + 3] in ("'''", '"""') else c
-            j = i + len(quote)
-            while j < n and not expr.startswith(quote, j):
-                j += 2 if expr[j] == "\\" and not raw else 1
-            j = min(n, j + len(quote))
-            out[i:j] = " " * (j - i)
-            i = j
-            continue
-        i += 1
-    return "".join(out)
 
 
 _CHAIN_RULES = frozenset(

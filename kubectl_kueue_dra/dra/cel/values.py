@@ -17,7 +17,7 @@ from typing import Any
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
-from .quantity import Quantity
+from ..quantity import Quantity
 
 __all__ = ["CelQuantity", "Semver", "SemverError", "cel_equal"]
 

@@ -16,7 +16,7 @@ from typing import Any
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
-from .cel_values import NO_OVERLOAD, CelQuantity, Semver, cel_error
+from .values import NO_OVERLOAD, CelQuantity, Semver, cel_error
 
 __all__ = ["FORMAT_FUNCTIONS", "NOT_EVALUABLE"]
 

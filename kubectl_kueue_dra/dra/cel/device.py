@@ -1,7 +1,7 @@
 """The ``device`` variable of a DRA selector, and the keys under which devices share a result.
 
 ``device_activation`` builds ``device`` from a v1 ResourceSlice device (a JSON dict) the way
-``k8s.io/dynamic-resource-allocation/cel`` ``DeviceMatches`` does, for a dialect (``cel_errors``):
+``k8s.io/dynamic-resource-allocation/cel`` ``DeviceMatches`` does, for a dialect (``errors``):
 ``driver``, ``attributes`` and ``capacity`` (names split at the first ``/`` into domain and id,
 names without a domain belong to the driver; versions become Semver values, capacities Quantity
 values) and ``allowMultipleAllocations`` (false where the caller does not copy it). An unknown *domain* is an empty map.
@@ -18,9 +18,9 @@ from typing import Any
 
 from celpy import celtypes
 
-from .cel_errors import SCHEDULER, CelDialect, CelEvalError, Footprint
-from .cel_lib import CelQuantity, Semver, SemverError
-from .quantity import QuantityError, parse_quantity
+from .errors import SCHEDULER, CelDialect, CelEvalError, Footprint
+from .lib import CelQuantity, Semver, SemverError
+from ..quantity import QuantityError, parse_quantity
 
 __all__ = ["device_activation", "device_shape_key", "projected_key"]
 

@@ -14,7 +14,7 @@ import re2
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
-from .cel_values import (
+from .values import (
     NO_OVERLOAD,
     CelQuantity,
     Semver,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .cel_analysis import blank_literals
+from .source import blank_literals
 
 __all__ = ["expand_bindings"]
 

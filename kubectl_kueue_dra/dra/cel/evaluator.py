@@ -1,10 +1,10 @@
 """DRA device selectors (CEL) evaluated the way kube-scheduler - or Kueue - evaluates them.
 
 Built on cel-python (``celpy``, InterpretedRunner: its CompiledRunner cannot call user
-functions) plus ``cel_lib`` (the Kubernetes CEL libraries). Mirrors
+functions) plus ``lib`` (the Kubernetes CEL libraries). Mirrors
 ``k8s.io/dynamic-resource-allocation/cel`` and the allocator's ``selectorsMatch``. The pieces:
-``cel_parser`` (the parser, its tables cached), ``cel_analysis`` (compile-time checks and the
-footprint), ``cel_device`` (the ``device`` variable), ``cel_errors`` (errors and the dialects:
+``parser`` (the parser, its tables cached), ``analysis`` (compile-time checks and the
+footprint), ``device`` (the ``device`` variable), ``errors`` (errors and the dialects:
 what differs between the scheduler and Kueue); this module compiles and evaluates.
 
 * An unknown *domain* is an empty map (``has(device.attributes['x.com'].a)`` is false,
@@ -41,12 +41,13 @@ from celpy import celtypes
 from celpy.celparser import CELParseError
 from celpy.evaluation import CELEvalError
 
-from .cel_analysis import OPTIONAL_SYNTAX, analyze, blank_literals
-from .cel_bind import expand_bindings
-from .cel_format import NOT_EVALUABLE
-from .cel_optional import expand_optionals
-from .cel_device import device_activation, device_shape_key, projected_key
-from .cel_errors import (
+from .analysis import analyze
+from .source import OPTIONAL_SYNTAX, blank_literals
+from .bind import expand_bindings
+from .format import NOT_EVALUABLE
+from .optional import expand_optionals
+from .device import device_activation, device_shape_key, projected_key
+from .errors import (
     KUEUE_DRA_V036,
     MAX_EXPRESSION_LENGTH,
     NO_SUCH_KEY_HINT,
@@ -57,8 +58,8 @@ from .cel_errors import (
     CelEvalError,
     Footprint,
 )
-from .cel_lib import FUNCTIONS, CelQuantity, Semver
-from .cel_parser import environment
+from .lib import FUNCTIONS, CelQuantity, Semver
+from .parser import environment
 
 __all__ = [
     "KUEUE_DRA_V036",
@@ -244,7 +245,7 @@ class SelectorEvaluator:
         self.dialect = dialect
         self.evaluations = 0
         self.cache_hits = 0
-        from .. import stats
+        from ... import stats
 
         stats.track_evaluator(self)
         self._results: dict[tuple[tuple[str, ...], Hashable], Any] = {}

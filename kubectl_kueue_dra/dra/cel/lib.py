@@ -23,7 +23,7 @@ Ports (semantics and error texts) of what kube-scheduler evaluates selectors wit
 
 Every function returns a value or a ``CELEvalError``; none raises, so cel-python's
 ``&&``/``||`` can absorb errors as CEL requires. The value types and cel-go's runtime semantics are
-in ``cel_values``, the string, list and regex functions in ``cel_text``; this module has the
+in ``values``, the string, list and regex functions in ``text``; this module has the
 quantity and semver libraries and the table of everything.
 """
 
@@ -34,10 +34,10 @@ from typing import Any
 
 from celpy import celtypes
 
-from .cel_format import FORMAT_FUNCTIONS
-from .cel_optional import OPTIONAL_FUNCTIONS
-from .cel_text import TEXT_FUNCTIONS
-from .cel_values import (
+from .format import FORMAT_FUNCTIONS
+from .optional import OPTIONAL_FUNCTIONS
+from .text import TEXT_FUNCTIONS
+from .values import (
     NO_OVERLOAD,
     CelQuantity,
     Semver,
@@ -50,7 +50,7 @@ from .cel_values import (
     make_cmp,
     not_equal,
 )
-from .quantity import DECIMAL_EXPONENT, Quantity, QuantityError, parse_quantity
+from ..quantity import DECIMAL_EXPONENT, Quantity, QuantityError, parse_quantity
 
 __all__ = ["FUNCTIONS", "CelQuantity", "Semver", "SemverError", "cel_equal"]
 

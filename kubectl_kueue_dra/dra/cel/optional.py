@@ -21,7 +21,8 @@ from typing import Any
 
 from celpy import celtypes
 
-from .cel_values import NO_OVERLOAD, cel_error
+from .source import blank_literals
+from .values import NO_OVERLOAD, cel_error
 
 __all__ = ["OPTIONAL_FUNCTIONS", "CelOptional", "expand_optionals"]
 
@@ -211,7 +212,6 @@ def _rewrite_one(expr: str, blank: str, p: int) -> str | None:
 def expand_optionals(expr: str) -> str:
     """The expression with every optional selection chain this module evaluates rewritten; what
     it leaves keeps its optional syntax."""
-    from .cel_analysis import blank_literals  # cel_analysis reads the functions of cel_lib, and so of this module
     for _ in range(64):
         blank = blank_literals(expr)
         found = _STEP.search(blank)
