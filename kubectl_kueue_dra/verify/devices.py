@@ -7,7 +7,7 @@ import difflib
 from typing import Any
 
 from ..dra.cel import CelError, compile_selector
-from ..kueue.classes import class_selectors, extended_resource_winners
+from ..dra.device_classes import class_selectors, extended_resource_winners
 from ..kueue.mappings import lookup
 from . import fixes
 from .facts import Facts

@@ -16,12 +16,12 @@ from typing import Any
 
 from .. import gates as g
 from ..dra.cel import CelError, SelectorEvaluator, compile_selector
+from ..dra.device_classes import class_selectors
 from ..dra.devices import Pool, ShapeIndex, group_pools
 from ..k8s.shape import Malformed
 from ..kube import errors
 from ..kube.view import ClusterView, LiveView
 from ..kueue.command import cli_name, openshift_platform
-from ..kueue.classes import class_selectors
 from ..kueue.config import KueueConfig, load_kueue_config
 from ..kueue.installation import KueueInstallation, installation_of
 from ..kueue.mappings import Mapping, Source

@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..dra.cel import CelError, compile_selector
+from ..dra.device_classes import class_selectors, extended_resource_winners
 from ..dra.quantity import Quantity, display_quantity
 from ..dra.units import PLAIN, ZERO, unit_scale
-from ..kueue.classes import class_selectors, extended_resource_winners
 from ..kueue.mappings import Mapping, lookup
 from ..kueue.queues import quota_entries, queues_covering
 from . import fixes

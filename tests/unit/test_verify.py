@@ -13,7 +13,7 @@ from kubectl_kueue_dra.kube import errors
 from kubectl_kueue_dra.kube.snapshot import load_objects
 from kubectl_kueue_dra.kube.view import SnapshotView
 from kubectl_kueue_dra.dra.cel import SelectorEvaluator
-from kubectl_kueue_dra.kueue.classes import class_selectors
+from kubectl_kueue_dra.dra.device_classes import class_selectors
 from kubectl_kueue_dra.verify import facts as facts_module
 from kubectl_kueue_dra.verify import supply
 from kubectl_kueue_dra.verify.facts import gather
