@@ -10,7 +10,7 @@ from ..dra.cel import CelCompileError, CelError, SelectorEvaluator, compile_sele
 from ..dra.device_classes import class_selectors, extended_resource_winners
 from ..dra.devices import Pool, ShapeIndex, count_matching
 from ..findings import finding
-from .mappings import Mapping, lookup, mappings_for
+from .config.mappings import Mapping, lookup, mappings_for
 from .queues import queues_covering
 
 

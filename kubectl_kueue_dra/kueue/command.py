@@ -7,7 +7,7 @@ import re
 from typing import Any, TypeVar
 
 from ..kube.view import ClusterView
-from .config import KueueConfig
+from .config.load import KueueConfig
 from .platform import read_cluster_version
 
 T = TypeVar("T")

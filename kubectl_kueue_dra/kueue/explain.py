@@ -20,12 +20,12 @@ from .charge import (
     format_usage,
 )
 from .command import cli_of, document_for_cli
-from .config import KueueConfig, load_kueue_config
+from .config.load import KueueConfig, load_kueue_config
 from .explain_pods import SliceSource, past_admission
 from .diagnose import QueuePath, cause_of, compare, condition, is_admitted, queue_findings, recorded_usage
 from .explain_inputs import adjust_inputs, gate_on, resource_rules
 from .installation import KueueInstallation, installation_of
-from .mappings import Mapping
+from .config.mappings import Mapping
 from .namespaces import OPENSHIFT, namespace_rule
 from .quota import QuotaWorld, quota_findings, quota_table
 from .quota_tree import cohort_of

@@ -11,7 +11,7 @@ from ..findings import finding
 from ..gates.kueue import parse_gate_list
 from ..kube.view import ClusterView
 from .adjust import AdjustInputs
-from .config import KueueConfig
+from .config.load import KueueConfig
 from .podsets import PodSet
 from .transform import ResourceRules
 

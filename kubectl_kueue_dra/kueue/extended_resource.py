@@ -29,7 +29,7 @@ def _value(obj: dict[str, Any]) -> str | None:
 def _context_findings(view: Any, device_class: str, name: str) -> list[dict[str, Any]]:
     """What else decides the charge of this class: a mapping, other classes with the name."""
     from .installation import load_installation
-    from .mappings import mappings_for
+    from .config.mappings import mappings_for
 
     findings = []
     installation = load_installation(view)  # the mappings Kueue reads

@@ -38,10 +38,10 @@ from ..gates import (
 )
 from ..kube.errors import KubeError
 from ..kube.view import ClusterView
-from .config import CONFIG_KEY, CONFIGMAP_NAME, KueueConfig, decode_configuration, image_version, load_kueue_config
-from .config_decode import DecodedConfig, decode_text
+from .config.load import CONFIG_KEY, CONFIGMAP_NAME, KueueConfig, decode_configuration, image_version, load_kueue_config
+from .config.decode import DecodedConfig, decode_text
 from .names import OPERATOR_NAMESPACE
-from .mappings import Mapping, parse_mappings
+from .config.mappings import Mapping, parse_mappings
 from .operator_render import expected_render
 
 #: operator minor → the Kueue minor its operand is built from (see the module docstring for 1.5)

@@ -13,7 +13,7 @@ from ..dra.counter_sets import counter_problems
 from ..dra.devices import group_pools
 from ..dra.units import unit_scale
 from ..findings import finding
-from .mappings import Mapping
+from .config.mappings import Mapping
 from .queues import quota_entries, queues_covering
 
 

@@ -12,7 +12,7 @@ from ..errors import UserError
 from ..findings import finding
 from ..kube import errors as kube_errors
 from ..kube.view import ClusterView
-from .config import DEPLOYMENT_NAME, KueueConfig
+from .config.load import DEPLOYMENT_NAME, KueueConfig
 from .names import OPERATOR_NAMESPACE
 from .target import OPERATOR_ANNOTATION
 

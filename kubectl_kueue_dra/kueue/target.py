@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .config import KueueConfig
+from .config.load import KueueConfig
 from .installation import KueueInstallation
-from .mapping_rules import Rules
-from .mappings import OPERATOR, UPSTREAM
+from .config.mapping_rules import Rules
+from .config.mappings import OPERATOR, UPSTREAM
 from ..gates.kueue import KUEUE_CONSUMABLE as CC_GATE
 from ..gates.kueue import KUEUE_PARTITIONABLE as PD_GATE
 from ..gates.model import DRA_PARTITIONABLE as K8S_PD_GATE

@@ -19,7 +19,7 @@ from ..k8s.envelope import owner_references
 from ..kube.view import ClusterView
 from .allocation import PODSET_LABEL, claim_results
 from .diagnose import is_admitted
-from .mappings import Mapping
+from .config.mappings import Mapping
 
 #: the scheduler's annotation on the claim it creates for a pod's extended resources
 EXTENDED_CLAIM = "resource.kubernetes.io/extended-resource-claim"

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..dra.cel import CelError, compile_selector
 from ..dra.device_classes import class_selectors, extended_resource_winners
-from ..kueue.mappings import lookup
+from ..kueue.config.mappings import lookup
 from . import fixes
 from .facts import Facts
 from .model import CLAIMS, EXTENDED, FAIL, PARTITIONABLE, PASS, SKIP, WARN

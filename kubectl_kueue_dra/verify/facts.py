@@ -22,9 +22,9 @@ from ..k8s.shape import Malformed
 from ..kube import errors
 from ..kube.view import ClusterView, LiveView
 from ..kueue.command import cli_name, openshift_platform
-from ..kueue.config import KueueConfig, load_kueue_config
+from ..kueue.config.load import KueueConfig, load_kueue_config
 from ..kueue.installation import KueueInstallation, installation_of
-from ..kueue.mappings import Mapping, Source
+from ..kueue.config.mappings import Mapping, Source
 from ..kueue.platform import read_cluster_version
 from ..kueue.unaccounted import Uncharged, read_uncharged
 from .supply import CounterSupply, counter_supply

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from .. import gates as g
-from ..kueue.config import CONFIG_KEY, CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEPLOYMENT_NAME
+from ..kueue.config.load import CONFIG_KEY, CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEPLOYMENT_NAME
 from ..kueue.command import shell_quote
 from .facts import Facts
 

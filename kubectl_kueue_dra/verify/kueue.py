@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import gates as g
-from ..kueue.config import DEFAULT_NAMESPACE, DEPLOYMENT_NAME
+from ..kueue.config.load import DEFAULT_NAMESPACE, DEPLOYMENT_NAME
 from ..kueue.operator_render import RECONCILE_COMMAND, expected_render, stale_differences
 from . import fixes
 from .facts import Facts, parse_time

@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from ..dra.cel import CelError, SelectorEvaluator
 from ..dra.devices import Pool, ShapeIndex
 from ..dra.quantity import Quantity, QuantityError, parse_quantity
-from ..kueue.mappings import Source
+from ..kueue.config.mappings import Source
 from ..kueue.queues import QuotaEntry
 
 Obj = dict[str, Any]

@@ -206,8 +206,8 @@ RULE_CASES = [
 def test_every_operator_rule_is_refused_by_the_crd_or_by_kueue(op, request):
     """Each rule map enforces for the operator target: the plugin flags it; the real CRD rejects the
     CR, or accepts it, the operator renders it verbatim, and Kueue v0.19.2 refuses that render."""
-    from kubectl_kueue_dra.kueue.mapping_rules import Rules, validate
-    from kubectl_kueue_dra.kueue.mappings import OPERATOR
+    from kubectl_kueue_dra.kueue.config.mapping_rules import Rules, validate
+    from kubectl_kueue_dra.kueue.config.mappings import OPERATOR
 
     c = op.cluster
     original = op.kueue_cr()

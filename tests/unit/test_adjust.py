@@ -4,7 +4,7 @@ pod-count search, on fixtures."""
 
 from kubectl_kueue_dra.kueue.adjust import AdjustInputs, adjust, api_defaults
 from kubectl_kueue_dra.kueue.charge import ChargeEngine, ChargeInputs, format_usage
-from kubectl_kueue_dra.kueue.mappings import parse_mappings
+from kubectl_kueue_dra.kueue.config.mappings import parse_mappings
 from kubectl_kueue_dra.kueue.partial import can_be_partially_admitted, search
 from kubectl_kueue_dra.kueue.podsets import (
     PodSet,
@@ -254,7 +254,7 @@ def test_compare_uses_the_admitted_count_and_skips_unknown_amounts():
 def test_rules_come_from_the_configmap_only():
     """The OpenShift operator renders only deviceClassMappings into Kueue's configuration: a Kueue
     CR's transformations never reach Kueue, and explain says so instead of applying them."""
-    from kubectl_kueue_dra.kueue.config import KueueConfig
+    from kubectl_kueue_dra.kueue.config.load import KueueConfig
     from kubectl_kueue_dra.kueue.explain_inputs import resource_rules
 
     resources = {"resources": {"transformations": MIG_RULES["transformations"], "excludeResourcePrefixes": ["x/"]}}

@@ -5,7 +5,7 @@ import copy
 import pytest
 
 from kubectl_kueue_dra.kueue.charge import ChargeEngine, ChargeInputs, format_usage
-from kubectl_kueue_dra.kueue.mappings import parse_mappings
+from kubectl_kueue_dra.kueue.config.mappings import parse_mappings
 from kubectl_kueue_dra.kueue.podsets import PodSet
 from kubectl_kueue_dra.kueue.semantics import DRAGates, Semantics
 

@@ -4,7 +4,7 @@ validation and in ``-f`` what-if input), for which Kueue skips the class lookup
 (``resolveAndCompileDeviceClass`` returns no selectors for an empty name)."""
 
 from kubectl_kueue_dra.kueue.charge import ChargeEngine, ChargeInputs
-from kubectl_kueue_dra.kueue.mappings import parse_mappings
+from kubectl_kueue_dra.kueue.config.mappings import parse_mappings
 from kubectl_kueue_dra.kueue.podsets import PodSet
 from kubectl_kueue_dra.kueue.semantics import DRAGates, Semantics
 

@@ -2,7 +2,7 @@
 
 import yaml
 
-from kubectl_kueue_dra.kueue.config_text import replace_mappings
+from kubectl_kueue_dra.kueue.config.splice import replace_mappings
 
 CONFIG = """\
 apiVersion: config.kueue.x-k8s.io/v1beta2

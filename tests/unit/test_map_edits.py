@@ -6,10 +6,10 @@ import pytest
 import yaml
 
 from kubectl_kueue_dra.errors import UserError
-from kubectl_kueue_dra.kueue.config import KueueConfig
-from kubectl_kueue_dra.kueue.mapping_edits import (EditError, current_mappings, remove_mapping,
+from kubectl_kueue_dra.kueue.config.load import KueueConfig
+from kubectl_kueue_dra.kueue.config.mapping_edits import (EditError, current_mappings, remove_mapping,
                                                    set_mapping, with_object_mappings)
-from kubectl_kueue_dra.kueue.mappings import OPERATOR, UPSTREAM, Source
+from kubectl_kueue_dra.kueue.config.mappings import OPERATOR, UPSTREAM, Source
 from kubectl_kueue_dra.kube.view import SnapshotView
 from kubectl_kueue_dra.kueue.installation import installation_of
 from kubectl_kueue_dra.kueue.target import custom_gate_enabled, operator_managed_reason, target_facts

@@ -3,8 +3,8 @@
 import pytest
 
 from kubectl_kueue_dra.k8s.names import capacity_name_error, dns_label_error, dns_subdomain_error, qualified_name_error
-from kubectl_kueue_dra.kueue.mapping_rules import Rules, new_violations, validate
-from kubectl_kueue_dra.kueue.mappings import OPERATOR, UPSTREAM, Source, mapping_entry
+from kubectl_kueue_dra.kueue.config.mapping_rules import Rules, new_violations, validate
+from kubectl_kueue_dra.kueue.config.mappings import OPERATOR, UPSTREAM, Source, mapping_entry
 
 SEL = "device.driver == 'gpu.example.com'"
 OP = Rules(OPERATOR, 19, counter_gate=True)

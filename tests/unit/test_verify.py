@@ -424,7 +424,7 @@ def test_cohort_counter_units():
                                             ("320000000k", True)])
 def test_map_and_verify_agree_on_a_cohort(second, flagged):
     """One unit-scale classification: map's CohortUnitScaleMismatch and verify's cohort check agree."""
-    from kubectl_kueue_dra.kueue.config import load_kueue_config
+    from kubectl_kueue_dra.kueue.config.load import load_kueue_config
     from kubectl_kueue_dra.kueue.map_report import map_report
 
     objects = _cohort(copy.deepcopy(example("mig-partitionable")), second)

@@ -9,7 +9,7 @@ from typing import Any
 from ...dra.cel import SelectorEvaluator
 from ...dra.devices import Pool, group_pools
 from ..adjust import AdjustInputs
-from ..mappings import Mapping, Source, lookup
+from ..config.mappings import Mapping, Source, lookup
 from ..semantics import DRAGates, Semantics
 from ..transform import ResourceRules
 from .results import Unknowable

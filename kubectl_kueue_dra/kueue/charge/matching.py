@@ -10,7 +10,7 @@ from typing import Any
 from ...dra.cel import CelCompileError, CelEvalError, SelectorEvaluator
 from ...dra.devices import Pool, ShapeIndex
 from ..fielderrors import INTERNAL, FieldError, FieldPath
-from ..mappings import Source
+from ..config.mappings import Source
 from .common import Request, cel_selectors, compile_errors, not_found
 from .inputs import ChargeInputs
 from .results import Stop, Unknowable

@@ -14,11 +14,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..k8s.shape import Malformed
-from ..kube.view import ClusterView
-from .config_decode import DecodedConfig, decode_text
+from ...k8s.shape import Malformed
+from ...kube.view import ClusterView
+from .decode import DecodedConfig, decode_text
 from .mappings import Mapping, parse_mappings
-from .names import OPERATOR_NAMESPACE
+from ..names import OPERATOR_NAMESPACE
 
 OPENSHIFT_CR_NAME = "cluster"
 DEPLOYMENT_NAME = "kueue-controller-manager"

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import UserError
+from ...errors import UserError
 
 Obj = dict[str, Any]
 KUEUE_WEBHOOK_SUFFIX = ".kueue.x-k8s.io"

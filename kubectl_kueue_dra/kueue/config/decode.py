@@ -27,12 +27,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..gates.kueue_gate_table import gate_table
-from ..k8s.labels import selector_matches
-from ..k8s.shape import QUANTITY
+from ...gates.kueue_gate_table import gate_table
+from ...k8s.labels import selector_matches
+from ...k8s.shape import QUANTITY
 from . import mapping_rules
-from .config_schema import SCHEMAS
-from .config_yaml import read_first_document
+from .schema import SCHEMAS
+from .goyaml import read_first_document
 from .mappings import UPSTREAM
 
 GROUP = "config.kueue.x-k8s.io"

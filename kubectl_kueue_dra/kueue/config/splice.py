@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from .config_yaml import first_document_end, read_first_document
+from .goyaml import first_document_end, read_first_document
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

@@ -13,10 +13,10 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import UserError
-from .config import CONFIG_KEY
-from .config_decode import decode_text
-from .config_text import replace_mappings, with_mappings
+from ...errors import UserError
+from .load import CONFIG_KEY
+from .decode import decode_text
+from .splice import replace_mappings, with_mappings
 from .mappings import Source, mapping_entry
 
 

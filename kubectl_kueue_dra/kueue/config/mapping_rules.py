@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..k8s.names import capacity_name_error, dns_label_error, dns_subdomain_error, qualified_name_error
+from ...k8s.names import capacity_name_error, dns_label_error, dns_subdomain_error, qualified_name_error
 from .mappings import OPERATOR, UPSTREAM
 
 MAX_MAPPINGS = 16
@@ -85,7 +85,7 @@ class Violation:
 
 def cel_error(expression: str) -> str | None:
     """Why the DRA CEL environment does not compile ``expression`` (None: it compiles)."""
-    from ..dra import cel
+    from ...dra import cel
 
     try:
         cel.compile_selector(expression)
