@@ -8,10 +8,10 @@ from typing import Any
 from ..errors import UserError
 from ..findings import config_findings, is_partial, unreadable_findings
 from ..kube.view import ClusterView
-from . import flags
-from .command import cli_of, document_for_cli
+from .install import flags
+from .install.command import cli_of, document_for_cli
 from .config.load import load_kueue_config
-from .installation import installation_of
+from .install.model import installation_of
 from .unaccounted import read_uncharged, uncharged_findings
 
 

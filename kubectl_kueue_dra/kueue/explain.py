@@ -19,12 +19,12 @@ from .charge import (
     ChargeResult,
     format_usage,
 )
-from .command import cli_of, document_for_cli
+from .install.command import cli_of, document_for_cli
 from .config.load import KueueConfig, load_kueue_config
 from .explain_pods import SliceSource, past_admission
 from .diagnose import QueuePath, cause_of, compare, condition, is_admitted, queue_findings, recorded_usage
 from .explain_inputs import adjust_inputs, gate_on, resource_rules
-from .installation import KueueInstallation, installation_of
+from .install.model import KueueInstallation, installation_of
 from .config.mappings import Mapping
 from .namespaces import OPENSHIFT, namespace_rule
 from .quota import QuotaWorld, quota_findings, quota_table
@@ -35,7 +35,7 @@ from .partial_report import (
     partial_admission_part,
     unknown_findings,
 )
-from .semantics import DEFAULT_VERSION, SUPPORTED, DRAGates, Semantics
+from .install.semantics import DEFAULT_VERSION, SUPPORTED, DRAGates, Semantics
 from .subject import (
     Subject,
 )

@@ -10,7 +10,7 @@ from ..errors import UsageError
 from ..findings import is_partial, unreadable_findings
 from ..kube.manifest import Manifest
 from ..kube.view import ClusterView
-from . import flags
+from .install import flags
 
 
 @dataclass

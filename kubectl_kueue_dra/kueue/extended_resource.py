@@ -28,7 +28,7 @@ def _value(obj: dict[str, Any]) -> str | None:
 
 def _context_findings(view: Any, device_class: str, name: str) -> list[dict[str, Any]]:
     """What else decides the charge of this class: a mapping, other classes with the name."""
-    from .installation import load_installation
+    from .install.model import load_installation
     from .config.mappings import mappings_for
 
     findings = []

@@ -17,14 +17,14 @@ from ..errors import UsageError, UserError
 from ..findings import finding
 from ..kube.view import ClusterView
 from ..k8s.objects import object_text, unified_diff
-from . import flags
+from .install import flags
 from .config.load import CONFIG_KEY, KueueConfig
 from .map_target import find_target, target_facts
 from .config.mapping_edits import current_mappings, remove_mapping, set_mapping, with_object_mappings
 from .config.mapping_rules import Violation, new_violations, validate
 from .config.mappings import Source, parse_mappings
-from .rollout import next_steps
-from .target import TargetFacts
+from .install.rollout import next_steps
+from .install.target import TargetFacts
 
 Edit = Callable[[list[Any], str], list[Any]]  # (current raw list, dialect) -> new raw list
 

@@ -8,8 +8,8 @@ from typing import Any
 
 from ..findings import is_partial, unreadable_findings
 from ..kube.view import ClusterView
-from . import flags
-from .command import cli_of, document_for_cli
+from .install import flags
+from .install.command import cli_of, document_for_cli
 from .map_report import map_report
 from .map_target import find_target_readonly, target_facts
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from ..errors import UserError
 from ..kube.view import ClusterView
 from .config.load import DEPLOYMENT_NAME, OPENSHIFT_CR_NAME, KueueConfig, load_kueue_config
-from .installation import installation_of
-from .target import TargetFacts, operator_managed_reason
-from .target import target_facts as rules_of
+from .install.model import installation_of
+from .install.target import TargetFacts, operator_managed_reason
+from .install.target import target_facts as rules_of
 
 
 def find_target(view: ClusterView, kueue_namespace: str | None) -> KueueConfig:

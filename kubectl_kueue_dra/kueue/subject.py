@@ -61,9 +61,9 @@ def _owned_by(workload: dict[str, Any], ref: Ref, uid: str | None) -> bool:
 
 
 def _not_managed_reason(view: ClusterView, obj: dict[str, Any], namespace: str, kueue_namespace: str | None) -> str:
-    from .command import cli_of
+    from .install.command import cli_of
     from .config.load import load_kueue_config
-    from .installation import installation_of
+    from .install.model import installation_of
     from .namespaces import OPENSHIFT, namespace_rule
 
     labels = (obj.get("metadata") or {}).get("labels") or {}

@@ -10,9 +10,9 @@ from typing import Any
 from ..errors import UserError
 from ..findings import is_partial
 from ..kube.view import ClusterView
-from . import flags
-from .installation import KueueInstallation, load_installation, manager_image
-from .platform import read_cluster_version
+from .install import flags
+from .install.model import KueueInstallation, load_installation, manager_image
+from .install.platform import read_cluster_version
 
 
 def kueue_version_document(inst: KueueInstallation) -> dict[str, Any]:

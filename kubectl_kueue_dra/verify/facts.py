@@ -21,11 +21,11 @@ from ..dra.devices import Pool, ShapeIndex, group_pools
 from ..k8s.shape import Malformed
 from ..kube import errors
 from ..kube.view import ClusterView, LiveView
-from ..kueue.command import cli_name, openshift_platform
+from ..kueue.install.command import cli_name, openshift_platform
 from ..kueue.config.load import KueueConfig, load_kueue_config
-from ..kueue.installation import KueueInstallation, installation_of
+from ..kueue.install.model import KueueInstallation, installation_of
 from ..kueue.config.mappings import Mapping, Source
-from ..kueue.platform import read_cluster_version
+from ..kueue.install.platform import read_cluster_version
 from ..kueue.unaccounted import Uncharged, read_uncharged
 from .supply import CounterSupply, counter_supply
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from .. import gates as g
 from ..kueue.config.load import CONFIG_KEY, CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEPLOYMENT_NAME
-from ..kueue.command import shell_quote
+from ..kueue.install.command import shell_quote
 from .facts import Facts
 
 FEATUREGATE_CAVEAT = "CustomNoUpgrade cannot be undone and blocks minor upgrades"

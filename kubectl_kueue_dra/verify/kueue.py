@@ -6,7 +6,7 @@ from typing import Any
 
 from .. import gates as g
 from ..kueue.config.load import DEFAULT_NAMESPACE, DEPLOYMENT_NAME
-from ..kueue.operator_render import RECONCILE_COMMAND, expected_render, stale_differences
+from ..kueue.install.operator_render import RECONCILE_COMMAND, expected_render, stale_differences
 from . import fixes
 from .facts import Facts, parse_time
 from .model import CLAIMS, EXTENDED, FAIL, PARTITIONABLE, PASS, SKIP, WARN

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from ..kueue.command import shell_quote
+from ..kueue.install.command import shell_quote
 from ..k8s.labels import namespace_labels, selector_matches
 from ..kueue.diagnose import NAMESPACE_MISMATCH
 from ..kueue.namespaces import OPENSHIFT, namespace_rule

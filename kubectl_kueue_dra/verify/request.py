@@ -8,7 +8,7 @@ from typing import Any
 
 from ..errors import UsageError, UserError
 from ..kube.view import ClusterView
-from ..kueue import flags
+from ..kueue.install import flags
 
 PATH_CHOICES = ("claims", "extended", "partitionable")
 

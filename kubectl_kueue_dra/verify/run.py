@@ -7,7 +7,7 @@ from typing import Any
 from collections.abc import Iterable
 
 from .. import gates as g
-from ..kueue.command import for_cli
+from ..kueue.install.command import for_cli
 from . import devices, gate_states, kubernetes, kueue, namespaces, platform, quota
 from .facts import Facts
 from .model import CLAIMS, EXTENDED, FAIL, PARTITIONABLE, PATHS, SKIP, STATUSES, Check

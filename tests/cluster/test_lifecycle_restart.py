@@ -16,7 +16,7 @@ from harness import run_plugin
 from lifecycle import fake_node
 
 from kubectl_kueue_dra.kueue.names import OPERATOR_NAMESPACE
-from kubectl_kueue_dra.kueue.target import OPERATOR_ANNOTATION
+from kubectl_kueue_dra.kueue.install.target import OPERATOR_ANNOTATION
 
 CONFIG_KEY = "controller_manager_config.yaml"
 KUEUE_CR = "kueues.kueue.openshift.io"

@@ -11,7 +11,7 @@ from kubectl_kueue_dra.kueue.podsets import (
     podsets_from_manifest,
     podsets_from_workload,
 )
-from kubectl_kueue_dra.kueue.semantics import DRAGates, Semantics
+from kubectl_kueue_dra.kueue.install.semantics import DRAGates, Semantics
 from kubectl_kueue_dra.kueue.transform import ResourceRules
 
 

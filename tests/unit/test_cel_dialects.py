@@ -17,7 +17,7 @@ from kubectl_kueue_dra.dra.cel import (
     compile_selector,
     device_activation,
 )
-from kubectl_kueue_dra.kueue.semantics import Semantics
+from kubectl_kueue_dra.kueue.install.semantics import Semantics
 
 D = "gpu.example.com"
 

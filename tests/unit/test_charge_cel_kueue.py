@@ -6,7 +6,7 @@ validation and in ``-f`` what-if input), for which Kueue skips the class lookup
 from kubectl_kueue_dra.kueue.charge import ChargeEngine, ChargeInputs
 from kubectl_kueue_dra.kueue.config.mappings import parse_mappings
 from kubectl_kueue_dra.kueue.podsets import PodSet
-from kubectl_kueue_dra.kueue.semantics import DRAGates, Semantics
+from kubectl_kueue_dra.kueue.install.semantics import DRAGates, Semantics
 
 D = "gpu.example.com"
 CP = "spec.podSets[0].template.spec.resourceClaims[0]"

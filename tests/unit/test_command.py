@@ -4,7 +4,7 @@ import subprocess
 
 import pytest
 
-from kubectl_kueue_dra.kueue.command import cli_name, document_for_cli, for_cli, openshift_platform, shell_quote
+from kubectl_kueue_dra.kueue.install.command import cli_name, document_for_cli, for_cli, openshift_platform, shell_quote
 
 CEL = "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'mig'"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from clirun import run
 
-from kubectl_kueue_dra.kueue.semantics import DEFAULT_VERSION
+from kubectl_kueue_dra.kueue.install.semantics import DEFAULT_VERSION
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "installations"

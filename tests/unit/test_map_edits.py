@@ -11,8 +11,8 @@ from kubectl_kueue_dra.kueue.config.mapping_edits import (EditError, current_map
                                                    set_mapping, with_object_mappings)
 from kubectl_kueue_dra.kueue.config.mappings import OPERATOR, UPSTREAM, Source
 from kubectl_kueue_dra.kube.view import SnapshotView
-from kubectl_kueue_dra.kueue.installation import installation_of
-from kubectl_kueue_dra.kueue.target import custom_gate_enabled, operator_managed_reason, target_facts
+from kubectl_kueue_dra.kueue.install.model import installation_of
+from kubectl_kueue_dra.kueue.install.target import custom_gate_enabled, operator_managed_reason, target_facts
 from kubectl_kueue_dra.kube.writes import read_modify_write, restart_patch, rollout_complete
 from kubectl_kueue_dra.kube import errors
 

@@ -1,7 +1,7 @@
 """kueue/operator_render.py: what the operator would render, and the stale-render comparison (the
 same rules are proven against the real operator in tests/cluster/test_operator.py)."""
 
-from kubectl_kueue_dra.kueue.operator_render import RECONCILE_COMMAND, expected_render, stale_differences
+from kubectl_kueue_dra.kueue.install.operator_render import RECONCILE_COMMAND, expected_render, stale_differences
 
 EXT, PD = "KueueDRAIntegrationExtendedResource", "KueueDRAIntegrationPartitionableDevices"
 COUNTER = {"type": "Counter", "counter": {"name": "memory", "driver": "gpu.example.com",

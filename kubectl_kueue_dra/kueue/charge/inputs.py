@@ -10,7 +10,7 @@ from ...dra.cel import SelectorEvaluator
 from ...dra.devices import Pool, group_pools
 from ..adjust import AdjustInputs
 from ..config.mappings import Mapping, Source, lookup
-from ..semantics import DRAGates, Semantics
+from ..install.semantics import DRAGates, Semantics
 from ..transform import ResourceRules
 from .results import Unknowable
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import UserError
-from ..findings import finding
-from ..kube import errors as kube_errors
-from ..kube.view import ClusterView
-from .config.load import DEPLOYMENT_NAME, KueueConfig
-from .names import OPERATOR_NAMESPACE
+from ...errors import UserError
+from ...findings import finding
+from ...kube import errors as kube_errors
+from ...kube.view import ClusterView
+from ..config.load import DEPLOYMENT_NAME, KueueConfig
+from ..names import OPERATOR_NAMESPACE
 from .target import OPERATOR_ANNOTATION
 
 
@@ -51,7 +51,7 @@ def next_steps(view: ClusterView, config: KueueConfig, written: dict[str, Any], 
 
 
 def restart_and_wait(view: Any, name: str, namespace: str, timeout: float) -> None:
-    from ..kube.writes import ObjectWriter, restart_patch, rollout_complete, wait_for
+    from ...kube.writes import ObjectWriter, restart_patch, rollout_complete, wait_for
 
     writer = ObjectWriter(view, "Deployment")
     writer.merge_patch(name, namespace, restart_patch())
@@ -62,7 +62,7 @@ def restart_and_wait(view: Any, name: str, namespace: str, timeout: float) -> No
 
 
 def wait_for_operator(view: Any, name: str, namespace: str, generation: Any, timeout: float) -> None:
-    from ..kube.writes import ObjectWriter, rollout_complete, wait_for
+    from ...kube.writes import ObjectWriter, rollout_complete, wait_for
 
     writer = ObjectWriter(view, "Deployment")
 

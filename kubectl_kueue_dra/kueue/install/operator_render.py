@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..gates.kueue import KUEUE_EXTENDED, KUEUE_PARTITIONABLE
-from ..gates.model import DRA_EXTENDED, DRA_PARTITIONABLE
-from .config.mappings import Mapping, parse_mappings
+from ...gates.kueue import KUEUE_EXTENDED, KUEUE_PARTITIONABLE
+from ...gates.model import DRA_EXTENDED, DRA_PARTITIONABLE
+from ..config.mappings import Mapping, parse_mappings
 
 DRA_GATES = (KUEUE_EXTENDED, KUEUE_PARTITIONABLE)
 RECONCILE_ANNOTATION = "kueue-dra.io/reconcile"

@@ -4,9 +4,9 @@ a ``UsageError`` (exit 2) naming the flag. (Durations: ``k8s/duration``.)"""
 
 from __future__ import annotations
 
-from ..errors import UsageError
-from ..k8s.duration import duration
-from ..k8s.names import dns_label_error
+from ...errors import UsageError
+from ...k8s.duration import duration
+from ...k8s.names import dns_label_error
 from .semantics import parse_version
 
 __all__ = ["duration", "kueue_namespace", "kueue_version"]

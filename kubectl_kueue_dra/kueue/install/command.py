@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any, TypeVar
 
-from ..kube.view import ClusterView
-from .config.load import KueueConfig
+from ...kube.view import ClusterView
+from ..config.load import KueueConfig
 from .platform import read_cluster_version
 
 T = TypeVar("T")

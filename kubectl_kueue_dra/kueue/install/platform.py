@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .. import gates as g
-from ..kube.view import ClusterView
+from ... import gates as g
+from ...kube.view import ClusterView
 
 
 @dataclass(frozen=True)

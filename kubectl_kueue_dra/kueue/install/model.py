@@ -30,18 +30,19 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..gates import (
+from ...gates import (
     KueueGates,
     config_gate_map,
     derive_kueue_gates,
     feature_gates_arg,
 )
-from ..kube.errors import KubeError
-from ..kube.view import ClusterView
-from .config.load import CONFIG_KEY, CONFIGMAP_NAME, KueueConfig, decode_configuration, image_version, load_kueue_config
-from .config.decode import DecodedConfig, decode_text
-from .names import OPERATOR_NAMESPACE
-from .config.mappings import Mapping, parse_mappings
+from ...kube.errors import KubeError
+from ...kube.view import ClusterView
+from ..config.load import (CONFIG_KEY, CONFIGMAP_NAME, KueueConfig, decode_configuration, image_version,
+                           load_kueue_config)
+from ..config.decode import DecodedConfig, decode_text
+from ..names import OPERATOR_NAMESPACE
+from ..config.mappings import Mapping, parse_mappings
 from .operator_render import expected_render
 
 #: operator minor → the Kueue minor its operand is built from (see the module docstring for 1.5)

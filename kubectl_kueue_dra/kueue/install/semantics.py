@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..gates.kueue import KueueGates
+    from ...gates.kueue import KueueGates
 
-from ..dra.cel.errors import KUEUE_DRA_V036, CelDialect
+from ...dra.cel.errors import KUEUE_DRA_V036, CelDialect
 
 DEFAULT_VERSION = "0.19.2"
 SUPPORTED = "0.18.0 – 0.19.x"
@@ -87,7 +87,7 @@ class DRAGates:
 
     @classmethod
     def from_kueue_gates(cls, gates: KueueGates) -> DRAGates:
-        from ..gates.kueue import KUEUE_CONSUMABLE, KUEUE_DRA, KUEUE_EXTENDED, KUEUE_PARTITIONABLE, KUEUE_REJECT
+        from ...gates.kueue import KUEUE_CONSUMABLE, KUEUE_DRA, KUEUE_EXTENDED, KUEUE_PARTITIONABLE, KUEUE_REJECT
 
         return cls(dra=gates.on(KUEUE_DRA), extended_resource=gates.on(KUEUE_EXTENDED),
                    partitionable=gates.on(KUEUE_PARTITIONABLE), consumable_capacity=gates.on(KUEUE_CONSUMABLE),
