@@ -22,7 +22,8 @@ from .charge import (
 from .install.command import cli_of, document_for_cli
 from .config.load import KueueConfig, load_kueue_config
 from .explain_pods import SliceSource, past_admission
-from .diagnose import QueuePath, cause_of, compare, condition, is_admitted, queue_findings, recorded_usage
+from .diagnose import QueuePath, compare, queue_findings
+from .status import cause_of, condition, is_admitted, recorded_usage
 from .explain_inputs import adjust_inputs, gate_on, resource_rules
 from .install.model import KueueInstallation, installation_of
 from .config.mappings import Mapping

@@ -13,7 +13,7 @@ from typing import Any
 from ..findings import finding
 from .admissibility import admissibility_message
 from .charge import ChargeResult
-from .diagnose import cause_of
+from .status import cause_of
 from .queues import covered_resources
 from .quota import QuotaWorld, Verdict, verdict
 from .quota_tree import TreeError

@@ -18,7 +18,7 @@ from ..findings import finding
 from ..k8s.envelope import owner_references
 from ..kube.view import ClusterView
 from .allocation import PODSET_LABEL, claim_results
-from .diagnose import is_admitted
+from .status import is_admitted
 from .config.mappings import Mapping
 
 #: the scheduler's annotation on the claim it creates for a pod's extended resources

@@ -9,7 +9,7 @@ import json
 
 from ..kueue.install.command import shell_quote
 from ..k8s.labels import namespace_labels, selector_matches
-from ..kueue.diagnose import NAMESPACE_MISMATCH
+from ..kueue.status import NAMESPACE_MISMATCH
 from ..kueue.namespaces import OPENSHIFT, namespace_rule
 from ..kueue.names import OPENSHIFT_MANAGED_LABEL
 from ..kueue.queues import covered_resources

@@ -175,7 +175,8 @@ def test_explain_reports_a_namespace_outside_the_default_selector():
     ({"matchLabels": {"team": "ml"}}, {"team": "ml"}, True),
 ])
 def test_cluster_queue_namespace_selector_as_kueue_reads_it(selector, labels, selected):
-    from kubectl_kueue_dra.kueue.diagnose import NAMESPACE_MISMATCH, QueuePath, queue_findings
+    from kubectl_kueue_dra.kueue.diagnose import QueuePath, queue_findings
+    from kubectl_kueue_dra.kueue.status import NAMESPACE_MISMATCH
 
     rule = namespace_rule(openshift=False, configuration={}, kueue_version="0.19.2", kueue_namespace="kueue-system")
     spec = {} if selector is None else {"namespaceSelector": selector}

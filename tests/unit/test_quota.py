@@ -3,7 +3,7 @@ limits, nested cohorts), and the finding codes of Kueue's messages."""
 
 import pytest
 
-from kubectl_kueue_dra.kueue.diagnose import cause_of
+from kubectl_kueue_dra.kueue.status import cause_of
 from kubectl_kueue_dra.kueue.quota import (
     QuotaWorld,
     quota_findings,
