@@ -11,7 +11,7 @@ from ..dra.device_classes import class_selectors, extended_resource_winners
 from ..dra.devices import Pool, ShapeIndex, count_matching
 from ..findings import finding
 from .config.mappings import Mapping, lookup, mappings_for
-from .queues import queues_covering
+from .queues.cluster_queue import queues_covering
 
 
 def _sharing(device_classes: list[dict[str, Any]], ern: str) -> list[str]:

@@ -12,7 +12,7 @@ from .install import flags
 from .install.command import cli_of, document_for_cli
 from .config.load import load_kueue_config
 from .install.model import installation_of
-from .unaccounted import read_uncharged, uncharged_findings
+from .charge.unaccounted import read_uncharged, uncharged_findings
 
 
 @dataclass

@@ -15,9 +15,9 @@ from ..findings import finding
 from ..k8s.labels import namespace_labels, selector_matches
 from .charge import ChargeResult, kueue_int
 from .names import OPENSHIFT_MANAGED_LABEL
-from .namespaces import OPENSHIFT, ManagedNamespaces
-from .queues import covered_resources
-from .status import NAMESPACE_MISMATCH, condition
+from .queues.namespaces import OPENSHIFT, ManagedNamespaces
+from .queues.cluster_queue import covered_resources
+from .workloads.status import NAMESPACE_MISMATCH, condition
 
 
 def compare(result: ChargeResult, recorded: dict[str, dict[str, str]], source: str,

@@ -23,13 +23,13 @@ from .install.command import cli_of, document_for_cli
 from .config.load import KueueConfig, load_kueue_config
 from .explain_pods import SliceSource, past_admission
 from .diagnose import QueuePath, compare, queue_findings
-from .status import cause_of, condition, is_admitted, recorded_usage
+from .workloads.status import cause_of, condition, is_admitted, recorded_usage
 from .explain_inputs import adjust_inputs, gate_on, resource_rules
 from .install.model import KueueInstallation, installation_of
 from .config.mappings import Mapping
-from .namespaces import OPENSHIFT, namespace_rule
-from .quota import QuotaWorld, quota_findings, quota_table
-from .quota_tree import cohort_of
+from .queues.namespaces import OPENSHIFT, namespace_rule
+from .queues.quota import QuotaWorld, quota_findings, quota_table
+from .queues.quota_tree import cohort_of
 from .partial_report import (
     admissibility_findings,
     admission_counts_findings,
@@ -40,7 +40,7 @@ from .install.semantics import DEFAULT_VERSION, SUPPORTED, DRAGates, Semantics
 from .subject import (
     Subject,
 )
-from .transform import ResourceRules
+from .workloads.transform import ResourceRules
 
 
 @dataclass

@@ -10,10 +10,10 @@ from typing import Any
 from ..findings import finding
 from ..gates.kueue import parse_gate_list
 from ..kube.view import ClusterView
-from .adjust import AdjustInputs
+from .workloads.adjust import AdjustInputs
 from .config.load import KueueConfig
-from .podsets import PodSet
-from .transform import ResourceRules
+from .workloads.podsets import PodSet
+from .workloads.transform import ResourceRules
 
 
 def gate_on(gate: str, cli: str | None, config: dict[str, bool] | None, default: bool = True) -> bool:

@@ -10,10 +10,10 @@ from typing import Any
 from ..findings import finding
 from ..k8s.envelope import owner_references
 from ..kube.view import ClusterView
-from .allocation import allocations, claim_results, overcharge, pod_state
+from .workloads.allocation import allocations, claim_results, overcharge, pod_state
 from .charge import ChargeResult, CounterLine, Unknowable
-from .events import related_events
-from .past import counter_supply, unscheduled_findings
+from .workloads.events import related_events
+from .workloads.past import counter_supply, unscheduled_findings
 from .subject import Subject
 
 

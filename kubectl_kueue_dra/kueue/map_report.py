@@ -14,7 +14,7 @@ from ..dra.devices import group_pools
 from ..dra.units import unit_scale
 from ..findings import finding
 from .config.mappings import Mapping
-from .queues import quota_entries, queues_covering
+from .queues.cluster_queue import quota_entries, queues_covering
 
 
 def _published(slices: list[dict[str, Any]], driver: str, kind: str) -> tuple[int, set[str]]:

@@ -11,14 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 from ..findings import finding
-from .admissibility import admissibility_message
+from .workloads.admissibility import admissibility_message
 from .charge import ChargeResult
-from .status import cause_of
-from .queues import covered_resources
-from .quota import QuotaWorld, Verdict, verdict
-from .quota_tree import TreeError
-from .partial import can_be_partially_admitted, search
-from .podsets import PodSet
+from .workloads.status import cause_of
+from .queues.cluster_queue import covered_resources
+from .queues.quota import QuotaWorld, Verdict, verdict
+from .queues.quota_tree import TreeError
+from .workloads.partial import can_be_partially_admitted, search
+from .workloads.podsets import PodSet
 
 
 def unknown_findings(result: ChargeResult) -> list[dict[str, Any]]:

@@ -13,7 +13,7 @@ from ..kube.manifest import Manifest
 from ..kube.refs import Ref
 from ..kube.view import ClusterView
 from .names import OPENSHIFT_MANAGED_LABEL, QUEUE_LABEL
-from .podsets import PodSet, podsets_from_manifest, podsets_from_workload
+from .workloads.podsets import PodSet, podsets_from_manifest, podsets_from_workload
 
 JOB_NAME_LABEL = "batch.kubernetes.io/job-name"
 
@@ -64,7 +64,7 @@ def _not_managed_reason(view: ClusterView, obj: dict[str, Any], namespace: str, 
     from .install.command import cli_of
     from .config.load import load_kueue_config
     from .install.model import installation_of
-    from .namespaces import OPENSHIFT, namespace_rule
+    from .queues.namespaces import OPENSHIFT, namespace_rule
 
     labels = (obj.get("metadata") or {}).get("labels") or {}
     kind = obj.get("kind", "object").lower()

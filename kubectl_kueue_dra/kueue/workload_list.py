@@ -11,7 +11,7 @@ from typing import Any
 
 from ..k8s.envelope import owner_references
 from ..kube.view import ClusterView
-from .podsets import podsets_from_workload
+from .workloads.podsets import podsets_from_workload
 from .subject import Subject
 
 _SEVERITY_ORDER = {"error": 0, "warning": 1}

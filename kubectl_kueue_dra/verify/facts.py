@@ -26,7 +26,7 @@ from ..kueue.config.load import KueueConfig, load_kueue_config
 from ..kueue.install.model import KueueInstallation, installation_of
 from ..kueue.config.mappings import Mapping, Source
 from ..kueue.install.platform import read_cluster_version
-from ..kueue.unaccounted import Uncharged, read_uncharged
+from ..kueue.charge.unaccounted import Uncharged, read_uncharged
 from .supply import CounterSupply, counter_supply
 
 Obj = dict[str, Any]

@@ -9,10 +9,10 @@ import json
 
 from ..kueue.install.command import shell_quote
 from ..k8s.labels import namespace_labels, selector_matches
-from ..kueue.status import NAMESPACE_MISMATCH
-from ..kueue.namespaces import OPENSHIFT, namespace_rule
+from ..kueue.workloads.status import NAMESPACE_MISMATCH
+from ..kueue.queues.namespaces import OPENSHIFT, namespace_rule
 from ..kueue.names import OPENSHIFT_MANAGED_LABEL
-from ..kueue.queues import covered_resources
+from ..kueue.queues.cluster_queue import covered_resources
 from . import fixes
 from .facts import Facts
 from .model import FAIL, PASS, SKIP, WARN

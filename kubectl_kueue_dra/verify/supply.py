@@ -12,7 +12,7 @@ from ..dra.cel import CelError, SelectorEvaluator
 from ..dra.devices import Pool, ShapeIndex
 from ..dra.quantity import Quantity, QuantityError, parse_quantity
 from ..kueue.config.mappings import Source
-from ..kueue.queues import QuotaEntry
+from ..kueue.queues.cluster_queue import QuotaEntry
 
 Obj = dict[str, Any]
 

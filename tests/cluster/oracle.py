@@ -27,7 +27,7 @@ from kueue_harness import KueueRunner, KueueSetup
 from oracle_scenarios import FLAVOR, Scenario, World
 
 from kubectl_kueue_dra.dra.quantity import parse_quantity
-from kubectl_kueue_dra.kueue.status import cause_of
+from kubectl_kueue_dra.kueue.workloads.status import cause_of
 
 SETTLE_STABLE = 2.0  # seconds a QuotaReserved=False condition must stay unchanged
 SETTLE_TIMEOUT = 90.0

@@ -20,7 +20,7 @@ import crds
 import oracle_scenarios
 import pytest
 
-from kubectl_kueue_dra.kueue.status import cause_of
+from kubectl_kueue_dra.kueue.workloads.status import cause_of
 
 VERSIONS = (oracle_scenarios.V19, oracle_scenarios.V18)
 

@@ -2,17 +2,17 @@
 limits as requests), excludeResourcePrefixes and transformations, and the partial-admission
 pod-count search, on fixtures."""
 
-from kubectl_kueue_dra.kueue.adjust import AdjustInputs, adjust, api_defaults
+from kubectl_kueue_dra.kueue.workloads.adjust import AdjustInputs, adjust, api_defaults
 from kubectl_kueue_dra.kueue.charge import ChargeEngine, ChargeInputs, format_usage
 from kubectl_kueue_dra.kueue.config.mappings import parse_mappings
-from kubectl_kueue_dra.kueue.partial import can_be_partially_admitted, search
-from kubectl_kueue_dra.kueue.podsets import (
+from kubectl_kueue_dra.kueue.workloads.partial import can_be_partially_admitted, search
+from kubectl_kueue_dra.kueue.workloads.podsets import (
     PodSet,
     podsets_from_manifest,
     podsets_from_workload,
 )
 from kubectl_kueue_dra.kueue.install.semantics import DRAGates, Semantics
-from kubectl_kueue_dra.kueue.transform import ResourceRules
+from kubectl_kueue_dra.kueue.workloads.transform import ResourceRules
 
 
 def limit_range(name, *items):
@@ -217,7 +217,7 @@ def test_search_walks_kueues_indexes():
 
 # ----------------------------------------------------------------------------- admissibility
 def test_default_limit_below_a_request_is_kueues_validation_message():
-    from kubectl_kueue_dra.kueue.admissibility import admissibility_message
+    from kubectl_kueue_dra.kueue.workloads.admissibility import admissibility_message
 
     lr = limit_range("defaults", {"type": "Container", "default": {"cpu": "1", "memory": "1Gi"},
                                   "defaultRequest": {"cpu": "300m", "memory": "256Mi"}})
@@ -267,7 +267,7 @@ def test_rules_come_from_the_configmap_only():
 def test_partial_admission_report_asks_the_quota_verdict_per_count():
     from kubectl_kueue_dra.kueue.charge import ChargeResult
     from kubectl_kueue_dra.kueue.partial_report import partial_admission_part
-    from kubectl_kueue_dra.kueue.quota import QuotaWorld
+    from kubectl_kueue_dra.kueue.queues.quota import QuotaWorld
 
     def queue(name, gpus, reserved="0", cohort=None, lending=None):
         res = {"name": "example.com/gpu", "nominalQuota": gpus}

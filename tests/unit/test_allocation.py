@@ -1,7 +1,7 @@
 """What the scheduler allocated to a workload's pods (``kueue/allocation``), beside the charge:
 claims found through the pod status, devices looked up in their slices, counters read."""
 
-from kubectl_kueue_dra.kueue.allocation import allocations, overcharge, pod_state
+from kubectl_kueue_dra.kueue.workloads.allocation import allocations, overcharge, pod_state
 
 
 def pod(name, claims, statuses=(), extended=None):

@@ -6,7 +6,7 @@ import pytest
 
 from kubectl_kueue_dra.kueue.charge import ChargeEngine, ChargeInputs, format_usage
 from kubectl_kueue_dra.kueue.config.mappings import parse_mappings
-from kubectl_kueue_dra.kueue.podsets import PodSet
+from kubectl_kueue_dra.kueue.workloads.podsets import PodSet
 from kubectl_kueue_dra.kueue.install.semantics import DRAGates, Semantics
 
 DRIVER = "gpu.example.com"

@@ -1,7 +1,7 @@
 """The recent events of the Workload, its Job and its pods (``kueue/events``): kept by the
 object they are about, merged when repeated, newest last."""
 
-from kubectl_kueue_dra.kueue.events import related_events
+from kubectl_kueue_dra.kueue.workloads.events import related_events
 
 
 def _obj(name, uid):

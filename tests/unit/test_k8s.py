@@ -6,7 +6,7 @@ import pytest
 from kubectl_kueue_dra.dra.units import unit_scale
 from kubectl_kueue_dra.k8s.labels import NAME_LABEL, namespace_labels, selector_matches
 from kubectl_kueue_dra.k8s.names import capacity_name_error, dns_label_error, dns_subdomain_error, qualified_name_error
-from kubectl_kueue_dra.kueue.namespaces import DEFAULT_SELECTOR, EVERY, OPENSHIFT, SELECTOR, namespace_rule
+from kubectl_kueue_dra.kueue.queues.namespaces import DEFAULT_SELECTOR, EVERY, OPENSHIFT, SELECTOR, namespace_rule
 
 
 def expr(key, op, *values):
@@ -176,7 +176,7 @@ def test_explain_reports_a_namespace_outside_the_default_selector():
 ])
 def test_cluster_queue_namespace_selector_as_kueue_reads_it(selector, labels, selected):
     from kubectl_kueue_dra.kueue.diagnose import QueuePath, queue_findings
-    from kubectl_kueue_dra.kueue.status import NAMESPACE_MISMATCH
+    from kubectl_kueue_dra.kueue.workloads.status import NAMESPACE_MISMATCH
 
     rule = namespace_rule(openshift=False, configuration={}, kueue_version="0.19.2", kueue_namespace="kueue-system")
     spec = {} if selector is None else {"namespaceSelector": selector}

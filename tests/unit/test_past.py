@@ -2,7 +2,7 @@
 translated; free shared counters per GPU from the slices and every allocated claim; used up
 versus fragmented."""
 
-from kubectl_kueue_dra.kueue.past import counter_supply, counter_verdict, parse_fit_message, translate, \
+from kubectl_kueue_dra.kueue.workloads.past import counter_supply, counter_verdict, parse_fit_message, translate, \
     unscheduled_findings
 
 # kube-scheduler's FitError texts as its framework formats them (pkg/scheduler/framework/types.go),

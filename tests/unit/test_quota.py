@@ -3,14 +3,14 @@ limits, nested cohorts), and the finding codes of Kueue's messages."""
 
 import pytest
 
-from kubectl_kueue_dra.kueue.status import cause_of
-from kubectl_kueue_dra.kueue.quota import (
+from kubectl_kueue_dra.kueue.workloads.status import cause_of
+from kubectl_kueue_dra.kueue.queues.quota import (
     QuotaWorld,
     quota_findings,
     quota_table,
     verdict,
 )
-from kubectl_kueue_dra.kueue.quota_tree import TreeError, build_tree
+from kubectl_kueue_dra.kueue.queues.quota_tree import TreeError, build_tree
 
 GPU = "example.com/gpu"
 

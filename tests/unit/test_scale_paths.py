@@ -19,7 +19,7 @@ from kubectl_kueue_dra.kube.compact import SliceCompactor
 from kubectl_kueue_dra.kube.snapshot import load_objects
 from kubectl_kueue_dra.kueue.charge import ChargeEngine, ChargeInputs
 from kubectl_kueue_dra.kueue.config.mappings import parse_mappings
-from kubectl_kueue_dra.kueue.podsets import PodSet
+from kubectl_kueue_dra.kueue.workloads.podsets import PodSet
 from kubectl_kueue_dra.kueue.install.semantics import DRAGates, Semantics
 
 NV = "gpu.nvidia.com"

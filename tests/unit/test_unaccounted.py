@@ -3,7 +3,7 @@ Workload accounts for, or in classes Kueue does not map, counted per driver and 
 
 from kubectl_kueue_dra.kube.view import SnapshotView
 from kubectl_kueue_dra.kueue.config.mappings import Mapping
-from kubectl_kueue_dra.kueue.unaccounted import read_uncharged, uncharged_devices, uncharged_findings
+from kubectl_kueue_dra.kueue.charge.unaccounted import read_uncharged, uncharged_devices, uncharged_findings
 
 MAPPINGS = [Mapping("example.com/gpu", ("gpu.example.com",))]
 CLASSES = [{"metadata": {"name": "gpu.example.com"}}, {"metadata": {"name": "fpga.example.com"}}]

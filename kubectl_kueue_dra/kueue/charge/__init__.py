@@ -5,8 +5,10 @@ Follows Kueue's workload reconciler (v0.19 semantics, with the v0.18 differences
 availability check), ``extended`` (extended resources backed by a DeviceClass), ``counters``
 (partitionable devices) and ``capacity`` (consumable capacity), over shared ``inputs``,
 ``common`` request helpers and ``matching``; ``engine`` runs them in Kueue's order and adds the
-pod requests; ``units`` is Kueue's int64 arithmetic and status formatting; ``results`` the typed
-lines. Pure: every object comes in through ``ChargeInputs``; nothing here does I/O.
+pod requests; ``results`` the typed lines; Kueue's int64 arithmetic and status formatting are
+``kueue/units`` (re-exported here). ``unaccounted`` is the other side: devices allocated to pods
+Kueue charges nothing for. Pure: every object comes in through ``ChargeInputs`` (``unaccounted``
+reads through the view it is given); nothing here does I/O of its own.
 """
 
 from .engine import (
@@ -31,7 +33,7 @@ from .results import (
                       RequestRef,
                       Unknowable,
 )
-from .units import INT64_MAX, format_usage, kueue_int
+from ..units import INT64_MAX, format_usage, kueue_int
 
 __all__ = [
                       "INT64_MAX",

@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from ..adjust import Adjustment
+from ..workloads.adjust import Adjustment
 from ..fielderrors import FieldError
-from ..transform import TransformLine
-from .units import sat_mul
+from ..workloads.transform import TransformLine
+from ..units import sat_mul
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..findings import finding
-from .charge import format_usage
+from ...findings import finding
+from ..units import format_usage
 from .quota_tree import FlavorResource, Node, TreeError, build_tree, cohort_of
 
 EXCEEDS = "ExceedsQuota"

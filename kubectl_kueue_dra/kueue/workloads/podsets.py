@@ -7,8 +7,8 @@ not submitted yet (``explain -f``) the pod sets are derived the way Kueue's inte
 from dataclasses import dataclass
 from typing import Any
 
-from ..dra.quantity import Quantity, parse_quantity
-from ..errors import UsageError
+from ...dra.quantity import Quantity, parse_quantity
+from ...errors import UsageError
 
 DEFAULT_PODSET = "main"
 JOB_MIN_PARALLELISM = "kueue.x-k8s.io/job-min-parallelism"

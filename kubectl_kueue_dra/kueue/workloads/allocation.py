@@ -8,8 +8,8 @@ in a slice of an older generation is reported as such, never with that slice's v
 
 from typing import Any
 
-from ..dra.devices import group_pools
-from ..dra.quantity import parse_quantity
+from ...dra.devices import group_pools
+from ...dra.quantity import parse_quantity
 
 #: the label Kueue writes on the pods of an admitted pod set (their pod set's name)
 PODSET_LABEL = "kueue.x-k8s.io/podset"

@@ -13,10 +13,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..dra.devices import group_pools
-from ..dra.quantity import parse_quantity
-from ..dra.quantity_value import Quantity
-from ..findings import finding
+from ...dra.devices import group_pools
+from ...dra.quantity import parse_quantity
+from ...dra.quantity_value import Quantity
+from ...findings import finding
 from .allocation import claim_results
 
 _FIT = re.compile(r"^0/(\d+) nodes are available: (.*)$", re.S)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from ...dra.quantity import Quantity
+from ..dra.quantity import Quantity
 
 INT64_MAX = 2**63 - 1
 BINARY_NATIVE = ("memory", "ephemeral-storage")

@@ -16,10 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..gates.kueue import ASSUMED_KUEUE_VERSION, kueue_minor
-from ..k8s.labels import NAME_LABEL, namespace_labels, selector_matches
-from .config.load import DEFAULT_NAMESPACE
-from .names import OPENSHIFT_MANAGED_LABEL
+from ...gates.kueue import ASSUMED_KUEUE_VERSION, kueue_minor
+from ...k8s.labels import NAME_LABEL, namespace_labels, selector_matches
+from ..config.load import DEFAULT_NAMESPACE
+from ..names import OPENSHIFT_MANAGED_LABEL
 
 OPENSHIFT, SELECTOR, DEFAULT_SELECTOR, EVERY = "openshift-label", "selector", "default-selector", "every"
 

@@ -23,8 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..dra.quantity import QuantityError, parse_quantity
-from .charge import kueue_int
+from ...dra.quantity import QuantityError, parse_quantity
+from ..units import kueue_int
 
 FlavorResource = tuple[str, str]
 

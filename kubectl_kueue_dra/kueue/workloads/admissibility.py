@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..dra.quantity import parse_quantity
-from .charge.units import kueue_int
-from .fielderrors import INVALID, FieldError, aggregate
+from ...dra.quantity import parse_quantity
+from ..units import kueue_int
+from ..fielderrors import INVALID, FieldError, aggregate
 from .podsets import pod_requests
 
 MSG_INVALID_RESOURCES = "resources validation failed"

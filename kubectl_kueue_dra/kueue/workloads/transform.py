@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from ..dra.quantity import Quantity, QuantityError, parse_quantity
+from ...dra.quantity import Quantity, QuantityError, parse_quantity
 
 
 @dataclass(frozen=True)
