@@ -34,7 +34,7 @@ def classes(ctx: click.Context, devices: str | None, kueue_namespace: str | None
     """
     if ctx.invoked_subcommand:
         return 0
-    from ..kueue.classes_service import ClassesRequest, classes_document
+    from ..commands.classes.request import ClassesRequest, classes_document
     from ..render.classes import classes_text, devices_text
     from ..render.output import emit
 

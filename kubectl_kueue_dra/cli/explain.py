@@ -46,7 +46,7 @@ def explain(ctx: click.Context, reference: str | None, filename: str | None, kue
     explained, whatever the answer; with --exit-code, 3 when the workload is not admitted or an
     error finding is shown (a what-if: an error finding).
     """
-    from ..kueue.explain_request import (ATTENTION_EXIT, ExplainRequest, explain_document, list_document,
+    from ..commands.explain.request import (ATTENTION_EXIT, ExplainRequest, explain_document, list_document,
                                          needs_attention)
     from ..render.explain import explain_texts
     from ..render.output import emit

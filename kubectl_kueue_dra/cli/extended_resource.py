@@ -32,8 +32,8 @@ def set_extended_resource(ctx: click.Context, device_class: str, name: str | Non
     feature gate on the API server: when the server drops the field, this says so and exits 1.
     With --from and --dry-run=client the change is computed against a snapshot.
     """
-    from ..kueue.extended_resource import ExtendedResourceRequest
-    from ..kueue.extended_resource import set_extended_resource as run
+    from ..commands.classes.extended_resource import ExtendedResourceRequest
+    from ..commands.classes.extended_resource import set_extended_resource as run
     from ..render.map import change_text
     from ..render.output import emit
     from .context import open_view

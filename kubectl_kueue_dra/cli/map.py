@@ -60,7 +60,7 @@ def map_(ctx: click.Context, kueue_namespace: str | None) -> int:
     """
     if ctx.invoked_subcommand:
         return 0
-    from ..kueue.map_show import MapRequest, show_mappings
+    from ..commands.map.show import MapRequest, show_mappings
     from ..render.map import map_text
     from ..render.output import emit
 
@@ -72,7 +72,7 @@ def map_(ctx: click.Context, kueue_namespace: str | None) -> int:
 
 
 def _change(ctx: click.Context, request: Any) -> int:
-    from ..kueue.map_change import apply_change
+    from ..commands.map.change import apply_change
     from ..render.map import change_text
     from ..render.output import emit
 
@@ -142,7 +142,7 @@ def set_(ctx: click.Context, name: str, device_classes: tuple[str, ...], counter
     With --from and --dry-run=client the change is computed against a snapshot, to be reviewed
     before anyone touches the cluster.
     """
-    from ..kueue.map_change import ChangeRequest
+    from ..commands.map.change import ChangeRequest
 
     return _change(ctx, ChangeRequest("set", name, list(device_classes), counter, capacity, driver, selector,
                                       dry_run, kueue_namespace, kueue_version, restart, timeout))
@@ -172,7 +172,7 @@ def remove(ctx: click.Context, name: str, device_classes: tuple[str, ...], dry_r
     Removing the last mapping removes resources from the configuration (an empty list is
     rejected by the operator CRD).
     """
-    from ..kueue.map_change import ChangeRequest
+    from ..commands.map.change import ChangeRequest
 
     return _change(ctx, ChangeRequest("remove", name, list(device_classes), dry_run=dry_run,
                                       kueue_namespace=kueue_namespace, kueue_version=kueue_version,

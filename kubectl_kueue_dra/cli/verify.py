@@ -38,8 +38,8 @@ def verify(ctx: click.Context, paths: tuple[str, ...], no_probe: bool, kueue_nam
     """
     from ..render.output import emit
     from ..render.verify import verify_text
-    from ..verify.request import VerifyRequest
-    from ..verify.request import verify as run_verify
+    from ..commands.verify.request import VerifyRequest
+    from ..commands.verify.request import verify as run_verify
 
     request = VerifyRequest(list(paths), not no_probe, kueue_namespace).validate()
     opts = command_options(ctx, READ_COMMAND)

@@ -48,7 +48,7 @@ def version(ctx: click.Context, client_only: bool, kueue_namespace: str | None) 
     from the Kueue operator's ClusterServiceVersion, or the operator Deployment's OLM labels, when
     the image is pinned by digest).
     """
-    from ..kueue.version_info import VersionRequest, version_document
+    from ..commands.version.request import VersionRequest, version_document
     from ..render.output import emit
     from ..render.version import version_text
 

@@ -326,7 +326,7 @@ def test_the_real_crd_agrees_with_the_research(cluster):
 
 def test_crd_rejection_is_one_line(cluster, capsys, monkeypatch):
     """With the plugin's own checks switched off, the CRD's 422 comes back as one line."""
-    import kubectl_kueue_dra.kueue.map_change as map_change
+    import kubectl_kueue_dra.commands.map.change as map_change
 
     reset_cr(cluster, [mapping("gpu", "gpu.example.com")])
     rv = get_cr(cluster)["metadata"]["resourceVersion"]

@@ -240,7 +240,7 @@ def test_default_limit_below_a_request_is_kueues_validation_message():
 
 def test_compare_uses_the_admitted_count_and_skips_unknown_amounts():
     from kubectl_kueue_dra.kueue.charge import ChargeResult
-    from kubectl_kueue_dra.kueue.diagnose import compare
+    from kubectl_kueue_dra.commands.explain.recorded import compare
 
     ps = charge(spec(c(requests={"cpu": "1"})), count=4, min_count=2, admitted_count=3)
     assert compare(ChargeResult([ps]), {"main": {"cpu": "3"}}, "status.admission", set()) == []
@@ -255,7 +255,7 @@ def test_rules_come_from_the_configmap_only():
     """The OpenShift operator renders only deviceClassMappings into Kueue's configuration: a Kueue
     CR's transformations never reach Kueue, and explain says so instead of applying them."""
     from kubectl_kueue_dra.kueue.config.load import KueueConfig
-    from kubectl_kueue_dra.kueue.explain_inputs import resource_rules
+    from kubectl_kueue_dra.commands.explain.context import resource_rules
 
     resources = {"resources": {"transformations": MIG_RULES["transformations"], "excludeResourcePrefixes": ["x/"]}}
     rules, findings = resource_rules(KueueConfig("ConfigMap", "kueue-manager-config", "kueue-system", resources))
@@ -266,7 +266,7 @@ def test_rules_come_from_the_configmap_only():
 
 def test_partial_admission_report_asks_the_quota_verdict_per_count():
     from kubectl_kueue_dra.kueue.charge import ChargeResult
-    from kubectl_kueue_dra.kueue.partial_report import partial_admission_part
+    from kubectl_kueue_dra.commands.explain.partial_report import partial_admission_part
     from kubectl_kueue_dra.kueue.queues.quota import QuotaWorld
 
     def queue(name, gpus, reserved="0", cohort=None, lending=None):

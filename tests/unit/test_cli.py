@@ -118,7 +118,7 @@ def test_explain_exit_code_offline():
 
 
 def test_needs_attention():
-    from kubectl_kueue_dra.kueue.explain_request import needs_attention
+    from kubectl_kueue_dra.commands.explain.request import needs_attention
 
     error = {"severity": "error", "code": "X", "message": "m", "fix": None}
     assert not needs_attention({"state": "Admitted", "findings": []})

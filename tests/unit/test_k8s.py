@@ -152,7 +152,7 @@ def test_before_0_15_labelled_jobs_are_managed_everywhere():
 def test_explain_reports_a_namespace_outside_the_default_selector():
     """explain (diagnose.queue_findings) asks the same rule as verify: upstream Kueue 0.19 with no
     managedJobsNamespaceSelector does not manage its own namespace."""
-    from kubectl_kueue_dra.kueue.diagnose import QueuePath, queue_findings
+    from kubectl_kueue_dra.commands.explain.queue import QueuePath, queue_findings
 
     rule = namespace_rule(openshift=False, configuration={}, kueue_version="0.19.2", kueue_namespace="kueue-system")
     lq = {"spec": {"clusterQueue": "cq"}}
@@ -175,7 +175,7 @@ def test_explain_reports_a_namespace_outside_the_default_selector():
     ({"matchLabels": {"team": "ml"}}, {"team": "ml"}, True),
 ])
 def test_cluster_queue_namespace_selector_as_kueue_reads_it(selector, labels, selected):
-    from kubectl_kueue_dra.kueue.diagnose import QueuePath, queue_findings
+    from kubectl_kueue_dra.commands.explain.queue import QueuePath, queue_findings
     from kubectl_kueue_dra.kueue.workloads.status import NAMESPACE_MISMATCH
 
     rule = namespace_rule(openshift=False, configuration={}, kueue_version="0.19.2", kueue_namespace="kueue-system")

@@ -5,7 +5,7 @@ import os
 import textwrap
 
 from kubectl_kueue_dra.cli import main
-from kubectl_kueue_dra.kueue.map_report import map_report
+from kubectl_kueue_dra.commands.map.report import map_report
 from kubectl_kueue_dra.kueue.config.mappings import parse_mappings
 
 EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "examples")

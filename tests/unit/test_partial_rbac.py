@@ -12,12 +12,13 @@ from kubectl_kueue_dra.kube import errors
 from kubectl_kueue_dra.kube.snapshot import load_objects
 from kubectl_kueue_dra.kube.view import SnapshotView
 from kubectl_kueue_dra.kube.refs import parse_ref
-from kubectl_kueue_dra.kueue.explain import Settings, explain
-from kubectl_kueue_dra.kueue.subject import resolve
-from kubectl_kueue_dra.kueue.version_info import VersionRequest, version_document
+from kubectl_kueue_dra.commands.explain.context import Settings
+from kubectl_kueue_dra.commands.explain.document import explain
+from kubectl_kueue_dra.commands.explain.subject import resolve
+from kubectl_kueue_dra.commands.version.request import VersionRequest, version_document
 from kubectl_kueue_dra.render.version import version_text
-from kubectl_kueue_dra.verify.facts import gather
-from kubectl_kueue_dra.verify.run import run_checks
+from kubectl_kueue_dra.commands.verify.facts import gather
+from kubectl_kueue_dra.commands.verify.run import run_checks
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 REJECTIONS = {"DeviceClassMissing", "DeviceClassNotMapped", "ClaimTemplateMissing", "NotEnoughMatchingDevices",

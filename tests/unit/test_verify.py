@@ -14,11 +14,11 @@ from kubectl_kueue_dra.kube.snapshot import load_objects
 from kubectl_kueue_dra.kube.view import SnapshotView
 from kubectl_kueue_dra.dra.cel import SelectorEvaluator
 from kubectl_kueue_dra.dra.device_classes import class_selectors
-from kubectl_kueue_dra.verify import facts as facts_module
-from kubectl_kueue_dra.verify import supply
-from kubectl_kueue_dra.verify.facts import gather
-from kubectl_kueue_dra.verify.registry import REGISTRY
-from kubectl_kueue_dra.verify.run import applicable_paths, run_checks
+from kubectl_kueue_dra.commands.verify import facts as facts_module
+from kubectl_kueue_dra.commands.verify import supply
+from kubectl_kueue_dra.commands.verify.facts import gather
+from kubectl_kueue_dra.commands.verify.registry import REGISTRY
+from kubectl_kueue_dra.commands.verify.run import applicable_paths, run_checks
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 _CACHE: dict[str, list] = {}
@@ -425,7 +425,7 @@ def test_cohort_counter_units():
 def test_map_and_verify_agree_on_a_cohort(second, flagged):
     """One unit-scale classification: map's CohortUnitScaleMismatch and verify's cohort check agree."""
     from kubectl_kueue_dra.kueue.config.load import load_kueue_config
-    from kubectl_kueue_dra.kueue.map_report import map_report
+    from kubectl_kueue_dra.commands.map.report import map_report
 
     objects = _cohort(copy.deepcopy(example("mig-partitionable")), second)
     check = run(objects)[0]["cohort-counter-units"]
@@ -826,7 +826,7 @@ def test_gate_states_from_the_featuregate_status():
 def test_kueue_gate_lines_when_kueue_is_not_installed():
     _, facts = run(example("resourceclaimtemplate"))
     facts.live, facts.kueue_served = True, False
-    from kubectl_kueue_dra.verify.gate_states import kueue_lines
+    from kubectl_kueue_dra.commands.verify.gate_states import kueue_lines
 
     assert kueue_lines(facts, set()) == []
     facts.live, facts.kueue_served = False, True

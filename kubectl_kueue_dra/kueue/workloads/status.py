@@ -101,6 +101,12 @@ def is_admitted(workload: dict[str, Any]) -> bool:
     return bool(cond and cond.get("status") == "True")
 
 
+def kueue_says(wl: dict[str, Any] | None) -> str | None:
+    """Kueue's own words on why the Workload has no quota (its QuotaReserved=False message)."""
+    qr = condition(wl, "QuotaReserved") if wl is not None else None
+    return (qr.get("message") or None) if qr is not None and qr.get("status") == "False" else None
+
+
 def cause_of(message: str) -> tuple[str, str, str] | None:
     for pattern, code, cause, fix in CONDITION_CAUSES:
         if re.search(pattern, message):

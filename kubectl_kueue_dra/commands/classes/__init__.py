@@ -1,0 +1,2 @@
+"""``classes``: each DeviceClass, the quota resource it charges and its devices; and
+``classes set-extended-resource``."""

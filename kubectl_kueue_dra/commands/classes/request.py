@@ -1,0 +1,89 @@
+"""``classes`` as a service: each DeviceClass, the quota resource it charges and its devices."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ...errors import UserError
+from ...findings import config_findings, is_partial, unreadable_findings
+from ...kube.view import ClusterView
+from ...kueue.install import flags
+from ...kueue.install.command import cli_of, document_for_cli
+from ...kueue.config.load import load_kueue_config
+from ...kueue.install.model import installation_of
+from ...kueue.charge.unaccounted import read_uncharged, uncharged_findings
+
+
+@dataclass
+class ClassesRequest:
+    kueue_namespace: str | None = None
+    #: --devices: None = the classes report; "" = the devices of every class; else of that class
+    devices: str | None = None
+
+    def validate(self) -> ClassesRequest:
+        flags.kueue_namespace(self.kueue_namespace)
+        return self
+
+
+def classes_document(view: ClusterView, req: ClassesRequest) -> dict[str, Any]:
+    from ...dra.cel import SelectorEvaluator
+    from ...dra.devices import group_pools
+    from .report import classes_report
+
+    if view.live and not view.serves("DeviceClass"):
+        raise UserError("this cluster does not serve resource.k8s.io (DRA): Kubernetes 1.34+ with "
+                        "DynamicResourceAllocation is needed")
+    device_classes = view.list("DeviceClass")
+    installation = installation_of(view, load_kueue_config(view, req.kueue_namespace))
+    config = installation.config
+    cluster_queues = view.try_list("ClusterQueue")
+    slices = view.try_list("ResourceSlice")
+    pools = group_pools(slices) if slices is not None else None
+    findings = config_findings(config, view)
+    cli = cli_of(view, config)  # before "partial": what it may not read makes the answer partial too
+    if req.devices is not None:
+        return _devices_document(view, req.devices, device_classes, installation, pools, findings, cli)
+    mappings = installation.effective.mappings if config.found else None
+    uncharged = read_uncharged(view, device_classes, mappings)
+    report = classes_report(device_classes, mappings=installation.effective.mappings if config.found else None,
+                            cluster_queues=cluster_queues, pools=pools, evaluator=SelectorEvaluator())
+    cli = cli_of(view, config)  # first: a 403 it meets makes the answer partial too
+    return document_for_cli({
+        "source": view.source,
+        "kueueConfig": config.target() if config.found else None,
+        "kueueInstallation": installation.to_json(),
+        "partial": is_partial(view),
+        "deviceClasses": report,
+        "uncharged": uncharged.doc(),
+        "findings": unreadable_findings(view) + findings + uncharged_findings(uncharged),
+    }, cli)
+
+
+def _devices_document(view: ClusterView, wanted: str, device_classes: list[dict[str, Any]], installation: Any,
+                      pools: Any, findings: list[dict[str, Any]], cli: str) -> dict[str, Any]:
+    """``classes --devices [CLASS]``: the matching devices of each class, grouped by shape."""
+    from ...dra.cel import SelectorEvaluator
+    from .report import class_devices
+
+    chosen = sorted((dc for dc in device_classes if not wanted or dc["metadata"]["name"] == wanted),
+                    key=lambda dc: dc["metadata"]["name"])
+    if wanted and not chosen:
+        raise UserError(f'DeviceClass "{wanted}" not found ({view.source})',
+                        "list them with: kubectl kueue-dra classes")
+    mappings = installation.effective.mappings if installation.config.found else None
+    evaluator = SelectorEvaluator()
+    if pools is None:
+        listed = [{"deviceClass": dc["metadata"]["name"], "selectors": [], "counterSources": [],
+                   "matchingDevices": None, "shapes": [], "findings": []} for dc in chosen]
+    else:
+        listed = [class_devices(dc, mappings=mappings, pools=pools, evaluator=evaluator) for dc in chosen]
+    cli = cli_of(view, installation.config)  # first: a 403 it meets makes the answer partial too
+    return document_for_cli({
+        "source": view.source,
+        "kueueConfig": installation.config.target() if installation.config.found else None,
+        "kueueInstallation": installation.to_json(),
+        "partial": is_partial(view),
+        "devices": listed,
+        "findings": unreadable_findings(view) + findings,
+    }, cli)

@@ -1,0 +1,105 @@
+"""What ``explain`` knows of the Kueue that would admit the workload: its configuration (read
+once), version and where that came from, the effective gates, and the resource rules Kueue applies
+before the charge (excludeResourcePrefixes, transformations), each with the findings about how it
+was found."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ...findings import config_unknown_finding, finding
+from ...gates.kueue import parse_gate_list
+from ...kube.view import ClusterView
+from ...kueue.config.load import KueueConfig, load_kueue_config
+from ...kueue.config.mappings import Mapping
+from ...kueue.install.model import KueueInstallation, installation_of
+from ...kueue.install.semantics import DEFAULT_VERSION, SUPPORTED, DRAGates, Semantics
+from ...kueue.workloads.transform import ResourceRules
+
+
+@dataclass
+class Settings:
+    kueue_version: str | None = None
+    kueue_namespace: str | None = None
+
+
+@dataclass
+class KueueContext:
+    """Kueue's configuration, version and gates, with the findings about how they were found."""
+
+    config: KueueConfig
+    semantics: Semantics
+    version_source: str | None  # None: the installation did not say where its version came from
+    gate_map: dict[str, bool]
+    gates: DRAGates
+    findings: list[dict[str, Any]]
+    rules: ResourceRules
+    #: Kueue's PartialAdmission gate (beta, on by default since 0.5)
+    partial_admission: bool = True
+    kueue_namespace: str | None = None
+    installation: KueueInstallation | None = None  # the one installation model (kueue/install/model)
+
+
+def kueue_context(view: ClusterView, settings: Settings) -> KueueContext:
+    findings: list[dict[str, Any]] = []
+    config = load_kueue_config(view, settings.kueue_namespace)
+    if config.unreadable:
+        findings.append(config_unknown_finding(config.unreadable))
+    elif not config.found:
+        findings.append(finding("warning", "KueueConfigNotFound",
+                                f"Kueue's configuration was not found ({config.problem}): no deviceClassMappings "
+                                "are known, so every ResourceClaimTemplate class counts as unmapped",
+                                "pass --kueue-namespace if Kueue runs elsewhere"))
+    install = installation_of(view, config, kueue_version=settings.kueue_version)
+    version, version_source = (install.version, install.version_source) if install.version else \
+        (DEFAULT_VERSION, "assumed")
+    if version_source == "assumed":
+        denied = view.forbidden("Deployment")
+        why = f" ({denied})" if denied else ""
+        findings.append(finding("info", "KueueVersionAssumed",
+                                f"Kueue's version could not be read from its Deployment{why}; assuming "
+                                f"{DEFAULT_VERSION}",
+                                "pass --kueue-version to explain with another version's semantics"))
+    if not Semantics.supported(version):
+        findings.append(finding("warning", "KueueVersionUnsupported",
+                                f"Kueue {version} is outside the versions this tool re-derives ({SUPPORTED}); "
+                                "the charge below uses the nearest supported semantics", None))
+    kueue_gates = install.gates
+    rules, more = resource_rules(config)
+    findings.extend(more)
+    return KueueContext(config, Semantics.for_version(version), version_source,
+                        {name: state.on for name, state in kueue_gates.gates.items()},
+                        DRAGates.from_kueue_gates(kueue_gates), findings, rules,
+                        gate_on("PartialAdmission", install.cli_gates, install.config_gates), install.namespace,
+                        install)
+
+
+def kueue_mappings(ctx: KueueContext) -> list[Mapping]:
+    """The deviceClassMappings Kueue reads (on OpenShift the ConfigMap the operator rendered)."""
+    return ctx.installation.effective.mappings if ctx.installation else ctx.config.mappings
+
+
+def gate_on(gate: str, cli: str | None, config: dict[str, bool] | None, default: bool = True) -> bool:
+    """A Kueue gate the DRA gate model does not track: --feature-gates wins over the config."""
+    settings = parse_gate_list(cli)[0] if cli is not None else dict(config or {})
+    return settings.get(gate, settings.get("AllBeta", default))
+
+
+def resource_rules(config: KueueConfig) -> tuple[ResourceRules, list[dict[str, Any]]]:
+    """excludeResourcePrefixes and transformations: the upstream ConfigMap carries them; the
+    OpenShift operator renders only deviceClassMappings into Kueue's configuration, so a Kueue CR
+    has none (and anything of the kind in the CR does not reach Kueue)."""
+    resources = config.document.get("resources") or {}
+    if config.kind != "ConfigMap":
+        carried = [k for k in ("transformations", "excludeResourcePrefixes") if resources.get(k)]
+        return ResourceRules(), [finding("info", "ResourceRulesNotRendered",
+                                         f"{config.describe()} carries resources.{', '.join(carried)}, which the "
+                                         "Kueue operator does not render into Kueue's configuration: not applied",
+                                         None)] if carried else []
+    rules = ResourceRules.from_config(resources)
+    if rules.problem:
+        return rules, [finding("warning", "TransformationsUnreadable", f"{config.describe()}: {rules.problem}; "
+                                                                         "the charge ignores them", None)]
+    return rules, []
+

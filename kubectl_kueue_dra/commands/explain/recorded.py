@@ -1,0 +1,137 @@
+"""What Kueue recorded for the Workload beside what this tool predicts: the recorded usage summed
+and compared amount by amount, the Workload's state, Kueue's own reason for not admitting it, and
+the predicted DRA rejection with its cause and fix.
+
+Pure: takes the Workload and the charge result, returns document parts and findings.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...dra.quantity import QuantityError, parse_quantity
+from ...findings import finding
+from ...kueue.charge import ChargeResult, format_usage, kueue_int
+from ...kueue.workloads.status import cause_of, condition, recorded_usage
+
+
+def recorded_part(wl: dict[str, Any], result: ChargeResult, binary: set[str], dra_resources: set[str],
+                  stated: set[str]) -> tuple[dict[str, str] | None, list[dict[str, Any]]]:
+    """What Kueue recorded for the Workload, and the findings of comparing it with the prediction."""
+    findings: list[dict[str, Any]] = []
+    recorded_doc = None
+    source, recorded = recorded_usage(wl)
+    if recorded:  # in the charge's own form, so that equal amounts read equal (5100273664 is 4864Mi)
+        recorded_doc = _sum_recorded(recorded, binary)
+        findings.extend(compare(result, recorded, "status.admission" if source == "admission"
+                                else "status.resourceRequests", dra_resources))
+    findings.extend(_condition_findings(wl, result, stated))
+    return recorded_doc, findings
+
+
+def _sum_recorded(recorded: dict[str, dict[str, str]], binary: set[str]) -> dict[str, str]:
+    sums: dict[str, int] = {}
+    unreadable: dict[str, str] = {}
+    for per_ps in recorded.values():
+        for name, q in per_ps.items():
+            try:
+                sums[name] = sums.get(name, 0) + kueue_int(name, parse_quantity(q))
+            except QuantityError:
+                unreadable[name] = str(q)  # shown as Kueue wrote it; compare() names the bad value
+    return {n: format_usage(n, v, binary) for n, v in sums.items() if n not in unreadable} | unreadable
+
+
+def compare(result: ChargeResult, recorded: dict[str, dict[str, str]], source: str,
+            dra_resources: set[str]) -> list[dict[str, Any]]:
+    """Numeric comparison, per pod set and resource, of the prediction with Kueue's record: for
+    the admitted count of pods (partial admission), leaving out what is unknown."""
+    findings = []
+    for ps in result.podsets:
+        rec = recorded.get(ps.name)
+        if rec is None:
+            continue
+        predicted = ps.total
+        for name in sorted(set(rec) | (set(predicted) & dra_resources)):
+            if name in ps.unknown or (result.dra_unknown and name not in predicted):
+                continue  # what Kueue recorded for a charge this tool cannot know is not a mismatch
+            if name not in rec:
+                if name in dra_resources and predicted.get(name):
+                    findings.append(finding(
+                        "warning", "ChargeMismatch",
+                        f"pod set {ps.name}: Kueue recorded no {name}, this tool predicts {predicted[name]} "
+                        "units", "likely causes: the resource got no flavor (not covered), or Kueue's config "
+                        "changed since admission"))
+                continue
+            try:
+                got = kueue_int(name, parse_quantity(rec[name]))
+            except QuantityError:
+                continue
+            want = predicted.get(name)
+            if want is None:
+                if name in dra_resources:
+                    findings.append(finding(
+                        "warning", "ChargeMismatch",
+                        f"pod set {ps.name}: Kueue recorded {name}={rec[name]} in {source}, this tool "
+                        "predicts none", _MISMATCH_FIX))
+                continue
+            if got != want:
+                findings.append(finding(
+                    "warning", "ChargeMismatch",
+                    f"pod set {ps.name}: Kueue recorded {name}={rec[name]} in {source}, this tool predicts "
+                    f"{want if name != 'cpu' else str(want) + 'm'} (base units, for {ps.charged_count} pods)",
+                    _MISMATCH_FIX))
+    return findings
+
+
+_MISMATCH_FIX = ("Kueue computes the charge once, while the workload is pending: ResourceSlices, DeviceClasses, "
+                 "the namespace's LimitRanges or RuntimeClasses changed since then, the config changed without a "
+                 "restart, or the Kueue version differs (pass --kueue-version)")
+
+
+def workload_state(wl: dict[str, Any]) -> str:
+    for ctype in ("Finished", "Admitted", "QuotaReserved"):
+        c = condition(wl, ctype)
+        if c and c.get("status") == "True":
+            return ctype
+    c = condition(wl, "QuotaReserved")
+    if c and c.get("reason") in ("Inadmissible", "Misconfigured"):
+        return "Inadmissible"
+    return "Pending"
+
+
+def dra_findings(result: ChargeResult) -> list[dict[str, Any]]:
+    if not result.rejected:
+        return []
+    found = cause_of(result.message or "")
+    code, cause, fix = found if found else ("DRARejected", "Kueue's DRA preprocessing fails", None)
+    retry = " Kueue retries it with backoff." if result.retried else ""
+    return [finding("error", code, f"Kueue rejects this workload's DRA requests: {cause}.{retry} "
+                                   f"Kueue's message: {result.message}", fix, predicted=True)]
+
+
+def _condition_findings(wl: dict[str, Any], result: ChargeResult, stated: set[str]) -> list[dict[str, Any]]:
+    """Kueue's recorded reason, unless a finding of ours already states the same fact (``stated``:
+    the codes of the quota verdict, which quotes Kueue's words)."""
+    out: list[dict[str, Any]] = []
+    qr = condition(wl, "QuotaReserved")
+    if qr is None or qr.get("status") != "False":
+        return out
+    message = qr.get("message") or ""
+    if result.message and message == result.message:
+        return out  # already explained by the predicted DRA failure
+    found = cause_of(message)
+    if found and found[0] in stated:
+        return out
+    if found:
+        code, cause, fix = found
+        out.append(finding("error" if code not in ("QuotaExhausted",) else "warning", code,
+                           f"Kueue says: {message} — {cause}", fix, reason=qr.get("reason")))
+    elif message:
+        out.append(finding("warning", "NotAdmitted", f"Kueue says: {message}", None, reason=qr.get("reason")))
+    if result.message and message and message != result.message and \
+            qr.get("reason") in ("Inadmissible", "Misconfigured"):
+        out.append(finding("warning", "PredictionDiffers",
+                           "Kueue's recorded DRA error differs from what this tool predicts now; the cluster "
+                           "changed since Kueue evaluated it, or the Kueue version differs", None))
+    return out
+

@@ -1,0 +1,105 @@
+"""``explain`` as a request: what to explain (a reference or a manifest), validated the same way
+as every other command's options, then run through ``kueue/explain``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import IO, Any
+
+from ...errors import UsageError
+from ...findings import is_partial, unreadable_findings
+from ...kube.manifest import Manifest
+from ...kube.view import ClusterView
+from ...kueue.install import flags
+
+
+@dataclass
+class ExplainRequest:
+    reference: str | None = None
+    filename: str | None = None
+    kueue_version: str | None = None
+    kueue_namespace: str | None = None
+    namespace: str | None = None
+    all_namespaces: bool = False
+    cluster_queue: str | None = None
+    local_queue: str | None = None
+    ref: Any = None  # the parsed reference (set by validate)
+    manifest: Manifest | None = None  # what -f read (set by validate)
+
+    def validate(self, stdin: IO[str] | None = None) -> ExplainRequest:
+        """Check the options and complete the request: parse the reference, read the manifest."""
+        from ...kube.manifest import read_manifest
+        from ...kube.refs import parse_ref
+
+        if self.reference and self.filename:
+            raise UsageError("give either TYPE/NAME or -f FILE", "e.g. explain job/train, or explain -f job.yaml")
+        if (self.cluster_queue or self.local_queue) and (self.reference or self.filename):
+            raise UsageError("--cluster-queue and --local-queue select the workloads to list; "
+                             "they do not go with TYPE/NAME or -f")
+        flags.kueue_version(self.kueue_version)
+        flags.kueue_namespace(self.kueue_namespace)
+        if self.filename and self.all_namespaces:
+            raise UsageError("-A finds the namespace of a TYPE/NAME; a manifest (-f) has its own")
+        self.ref = parse_ref(self.reference) if self.reference else None
+        self.manifest = read_manifest(self.filename, stdin) if self.filename else None
+        return self
+
+    @property
+    def lists(self) -> bool:
+        """No TYPE/NAME and no manifest: list the Workloads in scope, one line each."""
+        return not self.reference and not self.filename
+
+
+def list_document(view: ClusterView, req: ExplainRequest) -> dict[str, Any]:
+    """``explain`` with no TYPE/NAME: every Workload in scope, each document as ``explain`` gives it."""
+    from .context import Settings
+    from .workload_list import Scope, explain_all
+
+    scope = Scope(None if req.all_namespaces else (req.namespace or view.default_namespace),
+                  req.cluster_queue, req.local_queue)
+    items = explain_all(view, scope, Settings(req.kueue_version, req.kueue_namespace))
+    return {"kind": "List", "items": items, "partial": bool(view.unreadable),
+            "findings": unreadable_findings(view)}
+
+
+def explain_document(view: ClusterView, req: ExplainRequest) -> dict[str, Any]:
+    """The explain document of a reference or of a file's one workload; a file with several
+    workloads gives a ``List`` of documents, one per workload in file order."""
+    from .context import Settings
+    from .document import explain
+    from .subject import resolve, resolve_in_all_namespaces, subject_from_manifest
+
+    ref, manifest = req.ref, req.manifest
+    namespace = req.namespace or view.default_namespace
+    settings = Settings(req.kueue_version, req.kueue_namespace)
+    if manifest is None:
+        subject = resolve_in_all_namespaces(view, ref, req.kueue_namespace) if req.all_namespaces else \
+            resolve(view, ref, namespace, req.kueue_namespace)
+        return _finished(view, explain(view, subject, settings))
+    view.note_malformed(manifest.malformed)
+    documents = [_finished(view, explain(view, subject_from_manifest(w, namespace, manifest), settings))
+                 for w in manifest.workloads]
+    if len(documents) == 1:
+        return documents[0]
+    return {"kind": "List", "items": documents, "partial": is_partial(view), "findings": []}
+
+
+def _finished(view: ClusterView, document: dict[str, Any]) -> dict[str, Any]:
+    document["findings"] = unreadable_findings(view) + document["findings"]
+    document["partial"] = is_partial(view)
+    return document
+
+
+#: ``explain --exit-code``: the exit status when the answer needs attention (like ``git diff --exit-code``)
+ATTENTION_EXIT = 3
+_SETTLED = ("Admitted", "Finished", "WhatIf")
+
+
+def needs_attention(document: dict[str, Any]) -> bool:
+    """Whether an explained workload is not admitted, or the answer has an error finding. A
+    what-if (``-f``) is never admitted: only its error findings count. A list counts any item."""
+    if isinstance(document.get("items"), list):
+        return any(needs_attention(item) for item in document["items"] if isinstance(item, dict))
+    if any(f.get("severity") == "error" for f in document.get("findings") or []):
+        return True
+    return document.get("state") not in _SETTLED and "state" in document

@@ -1,0 +1,230 @@
+"""``map set`` / ``map remove`` as a service: validate the request, find the target, check the
+change, read-modify-write, say what changed and what happens next.
+
+The edit itself is a pure function of the current list (``kueue/mapping_edits``); it is applied to
+a fresh read on every attempt, and validated each time, so a retry after a conflict never writes
+a list that was validated against an older state.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...errors import UsageError, UserError
+from ...findings import finding
+from ...kube.view import ClusterView
+from ...k8s.objects import object_text, unified_diff
+from ...kueue.install import flags
+from ...kueue.config.load import CONFIG_KEY, KueueConfig
+from .target import find_target, target_facts
+from ...kueue.config.mapping_edits import current_mappings, remove_mapping, set_mapping, with_object_mappings
+from ...kueue.config.mapping_rules import Violation, new_violations, validate
+from ...kueue.config.mappings import Source, parse_mappings
+from ...kueue.install.rollout import next_steps
+from ...kueue.install.target import TargetFacts
+
+Edit = Callable[[list[Any], str], list[Any]]  # (current raw list, dialect) -> new raw list
+
+
+class ValidationFailed(UserError):
+    def __init__(self, violations: list[Violation], checked: str):
+        first = violations[0]
+        more = "".join(f"; {v}" for v in violations[1:])
+        super().__init__(f"refused, nothing written: {first}{more} (rules of {checked})",
+                         first.fix)
+        self.violations = violations
+
+
+@dataclass
+class ChangeRequest:
+    """``map set NAME`` / ``map remove NAME`` as given on the command line."""
+
+    action: str  # "set" | "remove"
+    mapping: str
+    device_classes: list[str] = field(default_factory=list)
+    counter: str | None = None
+    capacity: str | None = None
+    driver: str | None = None
+    selector: str | None = None
+    dry_run: str = "none"  # none | client | server
+    kueue_namespace: str | None = None
+    kueue_version: str | None = None
+    restart: bool = False
+    timeout: str = "5m"
+    sources: list[Source] = field(default_factory=list)  # set by validate()
+    timeout_seconds: float = 300.0  # set by validate()
+
+    def validate(self) -> ChangeRequest:
+        """Check the flags together (usage errors, exit 2) and complete the derived fields."""
+        if self.restart and self.dry_run != "none":
+            raise UsageError("--restart cannot be combined with --dry-run")
+        self.device_classes = list(dict.fromkeys(self.device_classes))
+        self.sources = _sources(self.counter, self.capacity, self.driver, self.selector)
+        if self.action == "remove" and self.sources:
+            raise UsageError("map remove takes no source flags")
+        flags.kueue_namespace(self.kueue_namespace)
+        flags.kueue_version(self.kueue_version)
+        self.timeout_seconds = flags.duration(self.timeout, "--timeout", 300.0)
+        return self
+
+    def edit(self, raw: list[Any], dialect: str) -> list[Any]:
+        """The change, as a pure function of the current raw mapping list."""
+        if self.action == "set":
+            return set_mapping(raw, self.mapping, self.device_classes, self.sources, dialect)
+        return remove_mapping(raw, self.mapping, self.device_classes or None)
+
+
+def _sources(counter: str | None, capacity: str | None, driver: str | None,
+             selector: str | None) -> list[Source]:
+    if counter and capacity:
+        raise UsageError("--counter and --capacity are exclusive: one source per mapping")
+    kind, source_name = ("counter", counter) if counter else ("capacity", capacity)
+    if not source_name:
+        if driver or selector:
+            raise UsageError("--driver and --selector describe a source: give --counter NAME or "
+                             "--capacity NAME with them")
+        return []
+    if not driver or not selector:
+        raise UsageError(f"--{kind} needs --driver DRIVER and --selector CEL (e.g. "
+                         "\"device.driver == 'gpu.nvidia.com'\")")
+    return [Source(kind, source_name, driver, selector)]
+
+
+@dataclass
+class _Attempt:
+    """What the last modify() saw: the warnings to report and whether the text kept its form."""
+    warnings: list[Violation] = field(default_factory=list)
+    existing: list[Violation] = field(default_factory=list)
+    preserved: bool = True
+    before_raw: list[Any] = field(default_factory=list)
+    after_raw: list[Any] = field(default_factory=list)
+
+
+# ---- the change -----------------------------------------------------------------------------
+
+def _modifier(config: KueueConfig, facts: TargetFacts, edit: Edit, seen: _Attempt) -> \
+        Callable[[dict[str, Any]], dict[str, Any]]:
+    rules = facts.rules
+
+    def modify(obj: dict[str, Any]) -> dict[str, Any]:
+        minor = rules.kueue_minor
+        raw = current_mappings(obj, str(config.kind), None if minor is None else f"0.{minor}")
+        new_raw = edit(raw, rules.dialect)
+        seen.before_raw, seen.after_raw = raw, new_raw
+        if new_raw == raw:
+            return obj
+        added, existing = new_violations(validate(raw, rules), validate(new_raw, rules))
+        refused = [v for v in added if v.severity == "error"]
+        if refused:
+            raise ValidationFailed(refused, rules.describe())
+        seen.warnings = [v for v in added if v.severity != "error"]
+        seen.existing = existing
+        result = with_object_mappings(obj, str(config.kind), new_raw)
+        seen.preserved = result.preserved
+        return result.obj
+    return modify
+
+
+def _summary(req: ChangeRequest, config: KueueConfig, seen: _Attempt, changed: bool) -> str:
+    where = config.describe()
+    if not changed:
+        return f"{where}: mapping {req.mapping} is already as requested; nothing to change."
+    before = {e.get("name"): e for e in seen.before_raw if isinstance(e, dict)}
+    after = {e.get("name"): e for e in seen.after_raw if isinstance(e, dict)}
+    if req.mapping not in after:
+        what = "removed"
+    elif req.mapping not in before:
+        what = "added"
+    else:
+        what = "updated"
+    suffix = {"client": " (dry run: nothing sent)",
+              "server": " (server dry run: accepted, nothing written)"}.get(req.dry_run, "")
+    return f"{where}: mapping {req.mapping} {what}{suffix}."
+
+
+def _diff(config: KueueConfig, before: dict[str, Any], after: dict[str, Any]) -> str:
+    if config.kind == "ConfigMap":
+        label = f"ConfigMap {config.namespace}/{config.name} {CONFIG_KEY}"
+        return unified_diff(before["data"][CONFIG_KEY], after.get("data", {}).get(CONFIG_KEY, ""),
+                            label)
+    return unified_diff(object_text(before), object_text(after), config.describe())
+
+
+def _warnings(seen: _Attempt, facts: TargetFacts) -> list[dict[str, Any]]:
+    out = [finding("warning", v.rule, v.text, v.fix) for v in seen.warnings]
+    out += [finding("warning", v.rule, f"{v.text}; this was already so before the change and "
+                    f"{facts.rules.describe()} still rejects it", v.fix) for v in seen.existing]
+    if not seen.preserved:
+        out.append(finding("warning", "ConfigReformatted",
+                           "the configuration text could not be edited in place, so it was written "
+                           "out again: its content is unchanged apart from the mappings, but "
+                           "comments and formatting are lost", None))
+    return out
+
+
+def _run(view: ClusterView, config: KueueConfig, modify: Callable[[dict[str, Any]], dict[str, Any]],
+         req: ChangeRequest) -> Any:
+    from ...kube.writes import ObjectWriter, WriteResult, read_modify_write
+
+    kind, name, namespace = str(config.kind), str(config.name), config.namespace
+    if not view.live:  # a snapshot: compute the change, send nothing
+        before = view.get(kind, name, namespace)
+        if before is None:
+            raise UserError(f"{config.describe()} is not in the snapshot")
+        after = modify(copy.deepcopy(before))
+        return WriteResult(before, after, changed=after != before, sent=False)
+    writer = ObjectWriter(view, kind)  # type: ignore[arg-type]
+    if req.dry_run == "client":
+        before = writer.read(name, namespace)
+        after = modify(copy.deepcopy(before))
+        return WriteResult(before, after, changed=after != before, sent=False)
+    return read_modify_write(lambda: writer.read(name, namespace),
+                             lambda obj: modify(copy.deepcopy(obj)),
+                             lambda obj: writer.replace(obj, dry_run=req.dry_run == "server"))
+
+
+def apply_change(view: ClusterView, req: ChangeRequest) -> tuple[dict[str, Any], UserError | None]:
+    """Make the change (or its dry run); return the document to print, and the error of a
+    rollout that did not complete after the write (the change itself is then already made)."""
+    if not view.live and req.dry_run != "client":
+        raise UsageError("--from reads an offline snapshot: a change against it needs "
+                         "--dry-run=client")
+    config = find_target(view, req.kueue_namespace)
+    facts = target_facts(view, config, req.kueue_version)
+    seen = _Attempt()
+    result = _run(view, config, _modifier(config, facts, req.edit, seen), req)
+    written = result.sent and req.dry_run == "none"
+    findings = _warnings(seen, facts) if result.changed else []
+    after_raw = seen.after_raw if result.changed else seen.before_raw
+    doc: dict[str, Any] = {
+        "target": config.target(),
+        "source": view.source,
+        "action": req.action,
+        "mapping": req.mapping,
+        "dryRun": None if req.dry_run == "none" else req.dry_run,
+        "changed": result.changed,
+        "written": written,
+        "attempts": result.attempts,
+        "resourceVersion": (result.after.get("metadata") or {}).get("resourceVersion") if written else None,
+        "kueueVersion": facts.kueue_version,
+        "checkedWith": {"rules": facts.rules.describe(), "notes": facts.notes},
+        "kueueInstallation": facts.installation.to_json() if facts.installation else None,
+        "summary": _summary(req, config, seen, result.changed),
+        "diff": _diff(config, result.before, result.after) if result.changed else "",
+        "mappings": [m.to_json() for m in parse_mappings(after_raw)],
+        "findings": findings,
+    }
+    late_error = None
+    if written:
+        try:
+            doc["findings"] += next_steps(view, config, result.after, restart=req.restart,
+                                          timeout=req.timeout_seconds)
+        except UserError as e:
+            late_error = e
+            doc["findings"].append(finding("error", "RolloutNotComplete", e.message, e.hint))
+    return doc, late_error
+
+

@@ -1,0 +1,113 @@
+"""The commands that fix what a check found, for the platform at hand (OpenShift or upstream)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ... import gates as g
+from ...kueue.config.load import CONFIG_KEY, CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEPLOYMENT_NAME
+from ...kueue.install.command import shell_quote
+from .facts import Facts
+
+FEATUREGATE_CAVEAT = "CustomNoUpgrade cannot be undone and blocks minor upgrades"
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+def enable_kubernetes_gate(f: Facts, gate: str) -> str:
+    if f.openshift:
+        spec = g.featuregate_spec(f.feature_gate)
+        if spec is not None and spec.feature_set in ("TechPreviewNoUpgrade", "DevPreviewNoUpgrade"):
+            return (f"FeatureGate featureSet {spec.feature_set} cannot be changed; {gate} comes with a "
+                    "later OpenShift release (on by default from Kubernetes 1.36)")
+        enabled = list(spec.enabled) if spec is not None and spec.custom else []
+        enabled = list(dict.fromkeys(enabled + [gate]))
+        patch = {"spec": {"featureSet": "CustomNoUpgrade", "customNoUpgrade": {"enabled": enabled}}}
+        return f"oc patch featuregate cluster --type=merge -p {shell_quote(_json(patch))}  # {FEATUREGATE_CAVEAT}"
+    return (f"start kube-apiserver, kube-controller-manager, kube-scheduler and every kubelet with "
+            f"--feature-gates={gate}=true")
+
+
+def restart_kueue(f: Facts) -> str:
+    ns = f.install.namespace or DEFAULT_NAMESPACE
+    return f"kubectl -n {ns} rollout restart deployment/{DEPLOYMENT_NAME}"
+
+
+def edit_kueue_config(f: Facts, what: str) -> str:
+    """The command that opens Kueue's configuration for editing ``what``."""
+    c = f.config
+    if c.kind == "Kueue":
+        return f"oc edit kueues.kueue.openshift.io cluster  # {what} under spec.config"
+    ns, name = c.namespace or DEFAULT_NAMESPACE, c.name or CONFIGMAP_NAME
+    return f"kubectl -n {ns} edit configmap {name}  # {what} in {CONFIG_KEY}; then {restart_kueue(f)}"
+
+
+def map_set(f: Facts, mapping: Any, *, classes: list[str] | None = None, counter: str | None = None,
+            selector: str | None = None) -> str:
+    """``kubectl kueue-dra map set`` re-stating a mapping with some parts changed (the command
+    validates the result and writes only that mapping)."""
+    args = [f"kubectl kueue-dra map set {mapping.name}"]
+    args += [f"--device-class {c}" for c in (classes if classes is not None else mapping.device_class_names)]
+    source = mapping.sources[0] if mapping.sources else None
+    if source is not None:
+        kind = "--counter" if source.type == "counter" else "--capacity"
+        args.append(f"{kind} {counter if counter is not None and source.type == 'counter' else source.name}")
+        args.append(f"--driver {source.driver}")
+        sel = selector if selector is not None else source.selector
+        if sel:
+            args.append(f"--selector {shell_quote(sel)}")
+    if f.config.kind == "ConfigMap":
+        args.append("--restart")
+    return " ".join(args)
+
+
+def map_remove_class(f: Facts, mapping: str, device_class: str) -> str:
+    restart = " --restart" if f.config.kind == "ConfigMap" else ""
+    return f"kubectl kueue-dra map remove {mapping} --device-class {device_class}{restart}"
+
+
+def set_kueue_gate(f: Facts, gate: str, value: bool = True) -> str:
+    setting = f"{gate}={str(value).lower()}"
+    if f.install.openshift:
+        k8s_gate = g.KUEUE_NEEDS_K8S.get(gate)
+        if k8s_gate in (g.DRA_EXTENDED, g.DRA_PARTITIONABLE):
+            return ("the operator sets it only when FeatureGate spec.customNoUpgrade.enabled has "
+                    f"{k8s_gate}: {enable_kubernetes_gate(f, k8s_gate)}; or upgrade the Kueue operator "
+                    "to 1.5 (Kueue 0.19+ has it on by default)")
+        return (f"the Kueue CR has no feature-gate field, so {gate} keeps Kueue's default; upgrade the "
+                "Kueue operator")
+    if f.install.cli_gates is not None:
+        ns = f.install.namespace or DEFAULT_NAMESPACE
+        return (f"kubectl -n {ns} edit deployment {DEPLOYMENT_NAME}  # set {setting} in the manager's "
+                "--feature-gates")
+    return edit_kueue_config(f, f"featureGates: {{{gate}: {str(value).lower()}}}")
+
+
+def cover_resource(f: Facts, resource: str, quota: str | None = None) -> str:
+    queues = sorted(f.cluster_queues or [], key=lambda cq: cq["metadata"]["name"])
+    if not queues:
+        return (f"create a ClusterQueue whose resourceGroups cover {resource} with a nominalQuota "
+                "(kubectl apply -f clusterqueue.yaml)")
+    cq = queues[0]
+    groups = (cq.get("spec") or {}).get("resourceGroups") or []
+    flavors = (groups[0].get("flavors") or []) if groups else []
+    value = quota or "<quota>"
+    ops: list[dict[str, Any]] = []
+    if not groups:
+        ops.append({"op": "add", "path": "/spec/resourceGroups", "value": [{
+            "coveredResources": [resource],
+            "flavors": [{"name": "<flavor>", "resources": [{"name": resource, "nominalQuota": value}]}]}]})
+    else:
+        ops.append({"op": "add", "path": "/spec/resourceGroups/0/coveredResources/-", "value": resource})
+        for i in range(len(flavors)):
+            ops.append({"op": "add", "path": f"/spec/resourceGroups/0/flavors/{i}/resources/-",
+                        "value": {"name": resource, "nominalQuota": value}})
+    prefix = "" if len(queues) == 1 else "e.g. "
+    return f"{prefix}{f.cli} patch clusterqueue {cq['metadata']['name']} --type=json -p {shell_quote(_json(ops))}"
+
+
+def label_namespaces(f: Facts, namespaces: list[str], label: str) -> str:
+    return f"{f.cli} label namespace {' '.join(namespaces)} {label}"

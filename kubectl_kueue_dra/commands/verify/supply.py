@@ -1,0 +1,190 @@
+"""What the cluster has, in quota units: devices matching classes, counter totals, and the
+quotas ClusterQueues give. Pure; only complete pools at their newest generation count (what the
+scheduler and Kueue use)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+from collections.abc import Iterator, Sequence
+
+from ...dra.cel import CelError, SelectorEvaluator
+from ...dra.devices import Pool, ShapeIndex
+from ...dra.quantity import Quantity, QuantityError, parse_quantity
+from ...kueue.config.mappings import Source
+from ...kueue.queues.cluster_queue import QuotaEntry
+
+Obj = dict[str, Any]
+
+
+@dataclass
+class Match:
+    devices: list[tuple[Pool, Obj]] = field(default_factory=list)
+    errors: dict[str, int] = field(default_factory=dict)  # CEL error → devices that hit it
+
+
+def matching(pools: Sequence[Pool], selectors: Sequence[str], evaluator: SelectorEvaluator,
+             driver: str | None = None, index: ShapeIndex | None = None) -> Match:
+    """Devices of complete pools (of ``driver``, when given) for which every selector is true.
+    ``index``: a ShapeIndex of these pools; when it covers ``selectors`` they are evaluated once
+    per group of alike devices (same answers, same order)."""
+    if index is not None and index.covers(selectors):
+        return _indexed_matching(index, selectors, driver)
+    out = Match()
+    for pool in pools:
+        if not pool.complete or (driver is not None and pool.driver != driver):
+            continue
+        for device in pool.devices():
+            try:
+                if evaluator.matches(selectors, pool.driver, device):
+                    out.devices.append((pool, device))
+            except CelError as e:
+                out.errors[str(e)] = out.errors.get(str(e), 0) + 1
+    return out
+
+
+def _indexed_matching(index: ShapeIndex, selectors: Sequence[str], driver: str | None) -> Match:
+    outcomes = index.outcomes(selectors)
+    out = Match()
+    for pool, devices, ids, _ in index.pools:
+        if not pool.complete or (driver is not None and pool.driver != driver):
+            continue
+        for device, gid in zip(devices, ids):
+            ok = outcomes[gid]
+            if isinstance(ok, CelError):
+                out.errors[str(ok)] = out.errors.get(str(ok), 0) + 1
+            elif ok:
+                out.devices.append((pool, device))
+    return out
+
+
+def device_key(pool: Pool, device: Obj) -> tuple[str, str, str]:
+    return (pool.driver, pool.name, str(device.get("name")))
+
+
+def count_devices(pools: Sequence[Pool], selector_lists: Sequence[Sequence[str]],
+                  evaluator: SelectorEvaluator, index: ShapeIndex | None = None) -> tuple[int, dict[str, int]]:
+    """Distinct devices matching any of the selector lists (one list per DeviceClass)."""
+    if index is not None and len(selector_lists) == 1 and index.covers(selector_lists[0]):
+        return _indexed_count(index, selector_lists[0])
+    seen: set[tuple[str, str, str]] = set()
+    errors: dict[str, int] = {}
+    for selectors in selector_lists:
+        found = matching(pools, selectors, evaluator, index=index)
+        seen.update(device_key(p, d) for p, d in found.devices)
+        for message, n in found.errors.items():
+            errors[message] = errors.get(message, 0) + n
+    return len(seen), errors
+
+
+def _matched(outcome: bool | CelError) -> bool:
+    return not isinstance(outcome, CelError) and bool(outcome)
+
+
+def _indexed_count(index: ShapeIndex, selectors: Sequence[str]) -> tuple[int, dict[str, int]]:
+    """``count_devices`` of one list from the group sizes: a pool whose device names are distinct
+    (as the API requires) adds its matching groups' sizes; any other is counted device by device."""
+    outcomes = index.outcomes(selectors)
+    errors: dict[str, int] = {}
+    count = 0
+    for (pool, devices, ids, counts), distinct in zip(index.pools, index.distinct_names):
+        if not pool.complete:
+            continue
+        if not distinct:
+            count += len({str(d.get("name")) for d, gid in zip(devices, ids) if _matched(outcomes[gid])})
+        else:
+            count += sum(n for gid, n in counts.items() if _matched(outcomes[gid]))
+        for gid, n in counts.items():
+            ok = outcomes[gid]
+            if isinstance(ok, CelError):
+                errors[str(ok)] = errors.get(str(ok), 0) + n
+    return count, errors
+
+
+def _parsed(value: Any, cache: dict[Any, Quantity | None]) -> Quantity | None:
+    """``parse_quantity`` of a value as written, None when it is not a quantity; each distinct text
+    parsed once (a fleet of alike devices repeats a handful of values)."""
+    key = (type(value), value) if isinstance(value, (str, int, float)) else None
+    if key is not None and key in cache:
+        return cache[key]
+    try:
+        q: Quantity | None = parse_quantity(value)
+    except QuantityError:
+        q = None
+    if key is not None:
+        cache[key] = q
+    return q
+
+
+def _consumed(device: Obj, counter: str, cache: dict[Any, Quantity | None]) -> Iterator[tuple[str, Quantity]]:
+    """(counterSet, value) of every consumesCounters entry that holds ``counter``."""
+    for entry in device.get("consumesCounters") or []:
+        value = ((entry.get("counters") or {}).get(counter) or {}).get("value")
+        q = None if value is None else _parsed(value, cache)
+        if q is not None:
+            yield str(entry.get("counterSet")), q
+
+
+def published_counters(slices: Sequence[Obj], driver: str) -> dict[str, int]:
+    """Counter name → devices of ``driver`` consuming it (any pool, any generation)."""
+    names: dict[str, int] = {}
+    for s in slices:
+        spec = s.get("spec") or {}
+        if spec.get("driver") != driver:
+            continue
+        for device in spec.get("devices") or []:
+            for name in {n for e in device.get("consumesCounters") or [] for n in (e.get("counters") or {})}:
+                names[name] = names.get(name, 0) + 1
+    return names
+
+
+@dataclass
+class CounterSupply:
+    total: Quantity | None  # sum of the shared counter sets the matching devices draw from
+    smallest: Quantity | None  # the smallest per-device consumption (what one device costs at least)
+    devices: int  # matching devices that consume the counter
+    errors: dict[str, int]
+
+
+def counter_supply(pools: Sequence[Pool], source: Source, evaluator: SelectorEvaluator,
+                   index: ShapeIndex | None = None) -> CounterSupply:
+    selectors = [source.selector] if source.selector else []
+    found = matching(pools, selectors, evaluator, driver=source.driver, index=index)
+    sets: set[tuple[str, str]] = set()
+    values: dict[int, Quantity] = {}  # the distinct parsed values, first seen first
+    devices = 0
+    cache: dict[Any, Quantity | None] = {}
+    for pool, device in found.devices:
+        consumed = list(_consumed(device, source.name, cache))
+        if consumed:
+            devices += 1
+        for counter_set, value in consumed:
+            sets.add((pool.name, counter_set))
+            values.setdefault(id(value), value)
+    smallest = min(values.values()) if values else None  # the first of equal minima, as a running min
+    total: Quantity | None = None
+    for pool in pools:
+        if pool.driver != source.driver or not pool.complete:
+            continue
+        for s in pool.slices:
+            for counter_set in (s.get("spec") or {}).get("sharedCounters") or []:
+                if (pool.name, str(counter_set.get("name"))) not in sets:
+                    continue
+                text = ((counter_set.get("counters") or {}).get(source.name) or {}).get("value")
+                q = None if text is None else _parsed(text, cache)
+                if q is not None:
+                    total = q if total is None else total + q
+    return CounterSupply(total, smallest, devices, found.errors)
+
+
+# ---- quotas --------------------------------------------------------------------------------
+
+def total_quota(entries: Sequence[QuotaEntry]) -> Quantity | None:
+    total: Quantity | None = None
+    for e in entries:
+        try:
+            q = parse_quantity(e.text)
+        except QuantityError:
+            continue
+        total = q if total is None else total + q
+    return total
