@@ -3,7 +3,7 @@
 import click
 
 from .common import KUEUE_NAMESPACE_OPTION, WholeSummaryGroup
-from .context import open_view
+from ..commands.connection import open_view
 from .options import READ_COMMAND, command_options, with_global_options, with_snapshot_option
 
 

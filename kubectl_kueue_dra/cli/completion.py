@@ -8,15 +8,14 @@
 
 Both answer from the same click command tree. Resource names (namespaces, DeviceClasses, the
 ``TYPE/NAME`` of ``explain``) come from the cluster with a short timeout, or from ``--from``;
-contexts come from the kubeconfig. A completion never prints an error: no answer is the answer.
+contexts come from the kubeconfig (``completers``). A completion never prints an error: no answer
+is the answer.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
-from typing import Any
 
 import click
 
@@ -25,16 +24,10 @@ from .options import with_global_options
 COMMAND_NAME = "kubectl-kueue_dra"
 COMPLETE_VAR = "_KUBECTL_KUEUE_DRA_COMPLETE"
 COBRA_REQUESTS = ("__complete", "__completeNoDesc")
-COMPLETION_TIMEOUT = 3.0  # seconds per request while the user waits at a TAB
 
 # cobra's ShellCompDirective bits
 DIRECTIVE_DEFAULT, DIRECTIVE_ERROR, DIRECTIVE_NO_SPACE, DIRECTIVE_NO_FILE_COMP = 0, 1, 2, 4
 DIRECTIVE_FILTER_DIRS = 16
-
-#: the TYPE words of ``explain TYPE/NAME`` offered before the slash (kube/refs.py has them all)
-REFERENCE_KINDS = ("job", "workload", "pod", "jobset", "rayjob", "raycluster", "rayservice",
-                   "pytorchjob", "tfjob", "mpijob", "trainjob", "leaderworkerset", "deployment",
-                   "statefulset", "appwrapper")
 
 #: what ``completion kubectl`` prints; the same script ships in the archive
 KUBECTL_COMPLETE_SCRIPT = """\
@@ -58,9 +51,10 @@ def completion_request(argv: list[str]) -> int | None:
     if instruction:
         from click.shell_completion import shell_complete
 
-        from . import cli
+        from .completers import prepare
+        from .root import cli
 
-        _prepare(os.environ.get("COMP_WORDS", "").split())
+        prepare(os.environ.get("COMP_WORDS", "").split())
         return shell_complete(cli, {}, COMMAND_NAME, COMPLETE_VAR, instruction)
     return None
 
@@ -75,11 +69,12 @@ def cobra_complete(args: list[str], descriptions: bool = True) -> str:
     """cobra's ``__complete`` answer for ``args`` (the last one is the word being completed)."""
     from click.shell_completion import ShellComplete
 
-    from . import cli
+    from .completers import prepare
+    from .root import cli
 
     words, incomplete = (list(args[:-1]), args[-1]) if args else ([], "")
     try:
-        _prepare(words)
+        prepare(words)
         items = ShellComplete(cli, {}, COMMAND_NAME, COMPLETE_VAR).get_completions(words, incomplete)
     except Exception:  # noqa: BLE001 - a broken command line completes to nothing
         return f":{DIRECTIVE_ERROR}\n"
@@ -98,134 +93,13 @@ def cobra_complete(args: list[str], descriptions: bool = True) -> str:
     return "".join(f"{line}\n" for line in lines) + f":{directive}\n"
 
 
-# ---- dynamic candidates ---------------------------------------------------------------------
-def _options(ctx: click.Context) -> Any:
-    import dataclasses
-
-    from .options import global_options
-
-    opts = global_options(ctx)
-    return dataclasses.replace(opts, request_timeout=min(opts.request_timeout, COMPLETION_TIMEOUT),
-                               verbose=0)
-
-
-def _view(ctx: click.Context) -> Any:
-    from .context import open_view
-
-    return open_view(_options(ctx))
-
-
-def _names(objects: list[dict[str, Any]] | None) -> list[str]:
-    return sorted({(o.get("metadata") or {}).get("name") or "" for o in objects or []} - {""})
-
-
-def _quietly(fn: Callable[[click.Context, str], list[Any]]) -> Callable:
-    def complete(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
-        try:
-            return [c for c in fn(ctx, incomplete)
-                    if str(getattr(c, "value", c)).startswith(incomplete)]
-        except Exception:  # noqa: BLE001 - unreachable cluster, no kubeconfig, 403: no candidates
-            return []
-    return complete
-
-
-@_quietly
-def complete_contexts(ctx: click.Context, incomplete: str) -> list[str]:
-    from ..kube.kubeconfig import kubeconfig_paths, merge_kubeconfigs
-
-    opts = _options(ctx)
-    merged, _ = merge_kubeconfigs(kubeconfig_paths(opts.kubeconfig), explicit=bool(opts.kubeconfig))
-    return sorted(c["name"] for c in merged["contexts"])
-
-
-@_quietly
-def complete_namespaces(ctx: click.Context, incomplete: str) -> list[str]:
-    return _names(_view(ctx).list("Namespace"))
-
-
-@_quietly
-def complete_device_classes(ctx: click.Context, incomplete: str) -> list[str]:
-    return _names(_view(ctx).list("DeviceClass"))
-
-
-@_quietly
-def complete_reference(ctx: click.Context, incomplete: str) -> list[Any]:
-    from click.shell_completion import CompletionItem
-
-    if "/" not in incomplete:
-        return [CompletionItem(f"{kind}/", nospace=True) for kind in REFERENCE_KINDS]
-    from ..kube.kinds import KINDS
-    from ..kube.refs import parse_ref
-
-    kind_text = incomplete.split("/", 1)[0]
-    kind = parse_ref(f"{kind_text}/x").kind
-    view = _view(ctx)
-    namespace = _options(ctx).namespace or view.default_namespace
-    if kind in KINDS:
-        names = _names(view.list(kind, namespace))
-    else:  # Kueue makes one Workload per managed object and names the object as its owner
-        names = sorted({ref.get("name") for wl in view.list("Workload", namespace)
-                        for ref in (wl.get("metadata") or {}).get("ownerReferences") or []
-                        if ref.get("kind") == kind and ref.get("name")})
-    return [f"{kind_text}/{name}" for name in names]
-
-
-def complete_path(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
-    from click.shell_completion import CompletionItem
-
-    return [CompletionItem(incomplete, type="file")]
-
-
-# (command name or None for any, parameter name) -> completer
-COMPLETERS: dict[tuple[str | None, str], Callable] = {
-    (None, "context"): complete_contexts,
-    (None, "namespace"): complete_namespaces,
-    (None, "kueue_namespace"): complete_namespaces,
-    (None, "kubeconfig"): complete_path,
-    (None, "from_path"): complete_path,
-    (None, "filename"): complete_path,
-    ("set", "device_classes"): complete_device_classes,
-    ("remove", "device_classes"): complete_device_classes,
-    ("set-extended-resource", "device_class"): complete_device_classes,
-    ("explain", "reference"): complete_reference,
-}
-
-
-def _attach(command: click.Command, seen: set[int]) -> None:
-    if id(command) in seen:
-        return
-    seen.add(id(command))
-    for param in command.params:
-        fn = COMPLETERS.get((command.name, param.name or "")) or COMPLETERS.get((None, param.name or ""))
-        if fn is not None and getattr(param, "_custom_shell_complete", None) is None:
-            param._custom_shell_complete = fn  # click's slot for shell_complete=
-    if isinstance(command, click.Group):
-        for sub in command.commands.values():
-            _attach(sub, seen)
-
-
-def _prepare(words: list[str]) -> None:
-    """Attach the dynamic completers to the root and to the commands named in ``words``
-    (commands are loaded lazily, so only those are imported)."""
-    from . import COMMANDS, cli
-
-    seen: set[int] = set()
-    _attach(cli, seen)
-    ctx = click.Context(cli)
-    for word in words:
-        if word in COMMANDS:
-            command = cli.get_command(ctx, word)
-            if command is not None:
-                _attach(command, seen)
-
-
 # ---- the command ----------------------------------------------------------------------------
 def _source(shell: str) -> str:
     if shell == "kubectl":
         return KUBECTL_COMPLETE_SCRIPT
     from click.shell_completion import get_completion_class
 
-    from . import cli
+    from .root import cli
 
     comp_cls = get_completion_class(shell)
     assert comp_cls is not None

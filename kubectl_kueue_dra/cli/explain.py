@@ -3,7 +3,7 @@
 import click
 
 from .common import KUEUE_NAMESPACE_OPTION
-from .context import open_view
+from ..commands.connection import open_view
 from .options import Accepts, command_options, with_global_options, with_snapshot_option
 
 ACCEPTS = Accepts(namespace=True, all_namespaces=True)

@@ -36,7 +36,7 @@ def set_extended_resource(ctx: click.Context, device_class: str, name: str | Non
     from ..commands.classes.extended_resource import set_extended_resource as run
     from ..render.map import change_text
     from ..render.output import emit
-    from .context import open_view
+    from ..commands.connection import open_view
 
     opts = command_options(ctx, CHANGE_COMMAND)
     request = ExtendedResourceRequest(device_class, name, clear, dry_run).validate(snapshot=bool(opts.from_path))

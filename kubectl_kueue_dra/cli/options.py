@@ -14,10 +14,8 @@ from typing import Any
 import click
 
 from ..errors import UsageError
-from ..k8s.duration import duration
+from ..commands.connection import DEFAULT_TIMEOUT, parse_timeout
 from ..render.output import FORMATS, Style
-
-DEFAULT_TIMEOUT = 30.0
 
 
 @dataclass
@@ -93,11 +91,6 @@ class Accepts:
 READ_COMMAND = Accepts()
 #: changes (map set/remove, classes set-extended-resource): a summary and a diff, no tables
 CHANGE_COMMAND = Accepts(outputs=("table", "json", "yaml"), tables=False)
-
-
-def parse_timeout(value: str) -> float:
-    """--request-timeout (kubectl's duration syntax; 0 means the default)."""
-    return duration(value, "--request-timeout", DEFAULT_TIMEOUT)
 
 
 def global_options(ctx: click.Context) -> GlobalOptions:

@@ -10,7 +10,7 @@ import click
 
 from .. import __version__
 from .common import KUEUE_NAMESPACE_OPTION
-from .context import open_view
+from ..commands.connection import open_view
 from .options import Accepts, command_options, with_global_options, with_snapshot_option
 
 #: version prints lines or a document: no tables, no colour, cluster-wide

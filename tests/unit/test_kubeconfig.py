@@ -3,7 +3,7 @@ import os
 import pytest
 
 from kubectl_kueue_dra.errors import ConfigError, UsageError
-from kubectl_kueue_dra.cli.options import parse_timeout
+from kubectl_kueue_dra.commands.connection import parse_timeout
 from kubectl_kueue_dra.kube.kubeconfig import ConnectionOptions, load, merge_kubeconfigs
 
 KC_A = """

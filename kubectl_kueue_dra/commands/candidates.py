@@ -1,0 +1,46 @@
+"""What a TAB completes to, read the way every command reads: the kubeconfig's contexts, the names
+of objects of a kind, and the ``TYPE/NAME`` references ``explain`` takes (for the kinds Kueue
+makes Workloads of, the names of the Workloads' owners)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..kube.view import ClusterView
+
+#: the TYPE words of ``explain TYPE/NAME`` offered before the slash (kube/refs.py has them all)
+REFERENCE_KINDS = ("job", "workload", "pod", "jobset", "rayjob", "raycluster", "rayservice",
+                   "pytorchjob", "tfjob", "mpijob", "trainjob", "leaderworkerset", "deployment",
+                   "statefulset", "appwrapper")
+
+
+def kubeconfig_contexts(kubeconfig: str | None) -> list[str]:
+    """The contexts of the kubeconfig files kubectl would merge (``--kubeconfig`` alone when given)."""
+    from ..kube.kubeconfig import kubeconfig_paths, merge_kubeconfigs
+
+    merged, _ = merge_kubeconfigs(kubeconfig_paths(kubeconfig), explicit=bool(kubeconfig))
+    return sorted(c["name"] for c in merged["contexts"])
+
+
+def names(objects: list[dict[str, Any]] | None) -> list[str]:
+    return sorted({(o.get("metadata") or {}).get("name") or "" for o in objects or []} - {""})
+
+
+def reference_names(kind_text: str, open_view: Callable[[], ClusterView], namespace: str | None) -> list[str]:
+    """``kind_text/NAME`` for each object of that kind in the namespace (the view's default
+    namespace when None); the kind is checked before the view is opened."""
+    from ..kube.kinds import KINDS
+    from ..kube.refs import parse_ref
+
+    kind = parse_ref(f"{kind_text}/x").kind
+    view = open_view()
+    namespace = namespace or view.default_namespace
+    if kind in KINDS:
+        found = names(view.list(kind, namespace))
+    else:  # Kueue makes one Workload per managed object and names the object as its owner
+        found = sorted({ref.get("name") for wl in view.list("Workload", namespace)
+                        for ref in (wl.get("metadata") or {}).get("ownerReferences") or []
+                        if ref.get("kind") == kind and ref.get("name")})
+    return [f"{kind_text}/{name}" for name in found]
