@@ -1,5 +1,5 @@
 """``classes set-extended-resource``: flags → request → the service in
-``kueue/extended_resource`` → output."""
+``commands/classes/extended_resource`` → output."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Kubernetes and Kueue feature gates: which are on, and how we know. Pure (no I/O; the reading
 of ``/metrics`` and the dry-run creates are in ``kube/probes.py``, put together in
-``verify/probes.py``).
+``commands/verify/probes.py``).
 
 Kubernetes gates cannot be read from the API, so each gate's state is resolved from evidence,
 strongest first (``METHODS``):
@@ -17,7 +17,7 @@ strongest first (``METHODS``):
 
 Kueue gates come from the Deployment's ``--feature-gates`` flag, else the Configuration's
 ``featureGates`` map, else the defaults of the Kueue version. On OpenShift the operator writes
-that map itself, from FeatureGate ``spec`` only (``kueue/operator_render.py``), which is why a gate
+that map itself, from FeatureGate ``spec`` only (``kueue/install/operator_render.py``), which is why a gate
 turned on another way is not seen (``operator_detection_gaps``).
 
 Modules: ``model`` (evidence, states, precedence), ``kubernetes`` (defaults per version,

@@ -44,7 +44,7 @@ MAPPINGS = [{
                  "capacity": {"name": STR, "driver": STR,
                               "deviceSelector": {"type": STR, "cel": {"expression": STR}}}}],
 }]
-#: the OpenShift Kueue CR's ``spec.config`` (the ConfigMap text is decoded by ``kueue.config_decode``)
+#: the OpenShift Kueue CR's ``spec.config`` (the ConfigMap text is decoded by ``kueue/config/decode``)
 CONFIGURATION = {
     "namespace": STR, "featureGates": MapOf(BOOL), "managedJobsNamespaceSelector": SELECTOR,
     "manageJobsWithoutQueueName": BOOL,

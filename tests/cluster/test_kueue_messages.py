@@ -3,11 +3,11 @@
 The message formats are read at test time from Kueue's own ``pkg/dra`` (non-test ``.go`` files) in
 the Go module cache, for each Kueue version the oracle runs: every string literal passed to
 ``fmt.Errorf``, ``fmt.Sprintf``, ``errors.New`` or a ``field.*`` error constructor. Each is
-instantiated (``%s`` → a word, ``%d`` → a number …) and must map, through ``diagnose.cause_of``,
-to a code with a cause and a fix. A format that is not a condition message by itself (a prefix
-that only adds context to another error, or an error Kueue only logs) is listed in ``NOT_MESSAGES``
-with the reason; an entry there that no version contains any more fails too, so the list cannot
-go stale. A new Kueue message without a code fails this test.
+instantiated (``%s`` → a word, ``%d`` → a number …) and must map, through
+``kueue/workloads/status.cause_of``, to a code with a cause and a fix. A format that is not a
+condition message by itself (a prefix that only adds context to another error, or an error Kueue
+only logs) is listed in ``NOT_MESSAGES`` with the reason; an entry there that no version contains
+any more fails too, so the list cannot go stale. A new Kueue message without a code fails this test.
 """
 
 from __future__ import annotations

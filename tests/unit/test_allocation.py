@@ -1,4 +1,4 @@
-"""What the scheduler allocated to a workload's pods (``kueue/allocation``), beside the charge:
+"""What the scheduler allocated to a workload's pods (``kueue/workloads/allocation``), beside the charge:
 claims found through the pod status, devices looked up in their slices, counters read."""
 
 from kubectl_kueue_dra.kueue.workloads.allocation import allocations, overcharge, pod_state

@@ -1,4 +1,4 @@
-"""Kueue's configuration text decoded as Kueue decodes it (kueue/config_decode, kueue/config_yaml).
+"""Kueue's configuration text decoded as Kueue decodes it (kueue/config/decode, kueue/config/goyaml).
 
 The verdicts here are the ones tests/cluster/test_kueue_config_oracle.py checks against the real
 Kueue binaries; these tests pin the decoder's reasons and paths.

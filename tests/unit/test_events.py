@@ -1,4 +1,4 @@
-"""The recent events of the Workload, its Job and its pods (``kueue/events``): kept by the
+"""The recent events of the Workload, its Job and its pods (``kueue/workloads/events``): kept by the
 object they are about, merged when repeated, newest last."""
 
 from kubectl_kueue_dra.kueue.workloads.events import related_events

@@ -150,8 +150,8 @@ def test_before_0_15_labelled_jobs_are_managed_everywhere():
 
 
 def test_explain_reports_a_namespace_outside_the_default_selector():
-    """explain (diagnose.queue_findings) asks the same rule as verify: upstream Kueue 0.19 with no
-    managedJobsNamespaceSelector does not manage its own namespace."""
+    """explain (commands/explain/queue.queue_findings) asks the same rule as verify: upstream Kueue
+    0.19 with no managedJobsNamespaceSelector does not manage its own namespace."""
     from kubectl_kueue_dra.commands.explain.queue import QueuePath, queue_findings
 
     rule = namespace_rule(openshift=False, configuration={}, kueue_version="0.19.2", kueue_namespace="kueue-system")

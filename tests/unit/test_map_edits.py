@@ -173,7 +173,7 @@ def test_operator_facts():
     assert operator_facts(featuregate=None, csvs=csv14, device_classes=None).rules.counter_gate is False
     assert operator_facts(featuregate=fg, csvs=csv14, device_classes=None).rules.counter_gate is True
     facts = operator_facts(featuregate=None, csvs=csv15, device_classes=None)
-    # operator 1.5.0 ships a Kueue 0.20 pre-release (see kueue/installation.py)
+    # operator 1.5.0 ships a Kueue 0.20 pre-release (see kueue/install/model.py)
     assert facts.rules.counter_gate is True and facts.rules.kueue_minor == 20
     assert facts.operator_version == "1.5.0" and facts.kueue_version == "0.20"
     assert operator_facts(featuregate=None, csvs=None, device_classes=None).rules.counter_gate is None

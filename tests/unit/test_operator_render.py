@@ -1,4 +1,4 @@
-"""kueue/operator_render.py: what the operator would render, and the stale-render comparison (the
+"""kueue/install/operator_render.py: what the operator would render, and the stale-render comparison (the
 same rules are proven against the real operator in tests/cluster/test_operator.py)."""
 
 from kubectl_kueue_dra.kueue.install.operator_render import RECONCILE_COMMAND, expected_render, stale_differences

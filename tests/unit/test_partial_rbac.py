@@ -64,7 +64,7 @@ def test_without_resourceslices_an_admitted_workload_is_not_rejected_its_charge_
     assert "gpu.memory" not in ps["charge"] and "forbidden" in ps["unknown"]["gpu.memory"]
     assert ps["charge"]["cpu"] == full["podSets"][0]["charge"]["cpu"]  # what does not depend on it stays
     assert not codes(doc) & REJECTIONS
-    assert "ChargeUnknown" in codes(doc)  # (the Unreadable finding is the command's, explain_request)
+    assert "ChargeUnknown" in codes(doc)  # (the Unreadable finding is the command's, commands/explain/request)
     assert doc["draCharge"] == {}
 
 

@@ -1,4 +1,4 @@
-"""Past admission (``kueue/past``): the scheduler's PodScheduled=False messages, split and
+"""Past admission (``kueue/workloads/past``): the scheduler's PodScheduled=False messages, split and
 translated; free shared counters per GPU from the slices and every allocated claim; used up
 versus fragmented."""
 

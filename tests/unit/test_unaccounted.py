@@ -1,4 +1,4 @@
-"""Devices outside Kueue's accounting (``kueue/unaccounted``): claims held by pods no admitted
+"""Devices outside Kueue's accounting (``kueue/charge/unaccounted``): claims held by pods no admitted
 Workload accounts for, or in classes Kueue does not map, counted per driver and named."""
 
 from kubectl_kueue_dra.kube.view import SnapshotView

@@ -1,5 +1,5 @@
 """``explain`` as a request: what to explain (a reference or a manifest), validated the same way
-as every other command's options, then run through ``kueue/explain``."""
+as every other command's options, then run through ``commands/explain/document``."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 """``map set`` / ``map remove`` as a service: validate the request, find the target, check the
 change, read-modify-write, say what changed and what happens next.
 
-The edit itself is a pure function of the current list (``kueue/mapping_edits``); it is applied to
-a fresh read on every attempt, and validated each time, so a retry after a conflict never writes
-a list that was validated against an older state.
+The edit itself is a pure function of the current list (``kueue/config/mapping_edits``); it is
+applied to a fresh read on every attempt, and validated each time, so a retry after a conflict
+never writes a list that was validated against an older state.
 """
 
 from __future__ import annotations

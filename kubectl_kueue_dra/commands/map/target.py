@@ -1,8 +1,8 @@
 """Where ``map`` reads and writes deviceClassMappings, and the rules a change is checked with.
 
-The target is the OpenShift ``Kueue`` CR or upstream Kueue's ConfigMap (``kueue/config``); an
+The target is the OpenShift ``Kueue`` CR or upstream Kueue's ConfigMap (``kueue/config/load``); an
 operator-owned ConfigMap is refused because the operator overwrites it. The rules come from the
-one installation model (``kueue/installation``).
+one installation model (``kueue/install/model``).
 """
 
 from __future__ import annotations

@@ -233,7 +233,7 @@ def quota_vs_capacity(f: Facts) -> Result:
 
 @check("uncharged-devices", "quota")
 def uncharged_devices(f: Facts) -> Result:
-    """Devices allocated to pods Kueue does not charge (kueue/unaccounted): they use GPUs the quota
+    """Devices allocated to pods Kueue does not charge (kueue/charge/unaccounted): they use GPUs the quota
     counts on without being charged."""
     found = f.uncharged
     if found is None or found.problem:

@@ -3,10 +3,10 @@
 Kueue (``pkg/config`` of 0.18 and 0.19) reads ``--config`` with apimachinery's strict codec, then
 checks its feature gates, then validates; any error stops it (exit 1, the pod crash-loops):
 
-  1. YAML → JSON (``config_yaml``): the first document only, YAML 1.1 scalars, duplicate keys
+  1. YAML → JSON (``goyaml``): the first document only, YAML 1.1 scalars, duplicate keys
   2. ``apiVersion``/``kind``: empty means ``config.kueue.x-k8s.io/v1beta2`` ``Configuration``; v1beta1
      and v1beta2 are both registered (v1beta1 is converted); anything else is refused
-  3. strict decoding into the Go type of that apiVersion (``config_schema``): every field typed,
+  3. strict decoding into the Go type of that apiVersion (``schema``): every field typed,
      field names case-sensitive, an unknown field refused
   4. ``featureGates``: every name must be a gate the binary knows, a locked gate keeps its value,
      and the dependencies ``validation.go`` lists must be on

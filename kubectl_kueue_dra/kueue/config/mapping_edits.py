@@ -3,7 +3,7 @@
 An edit touches one mapping; the other entries are passed through as the same dicts, so they
 are written back exactly as read. The OpenShift ``Kueue`` CR keeps the list in
 ``spec.config.resources``; upstream Kueue in the YAML text of its ConfigMap, which is spliced
-(``config_text``) so the rest of the document keeps its bytes. Removing the last mapping removes
+(``splice``) so the rest of the document keeps its bytes. Removing the last mapping removes
 ``resources`` as well: the operator CRD rejects both an empty list and an empty ``resources``.
 """
 

@@ -6,7 +6,7 @@ embed) by reflection over their JSON field names. Each leaf is a path: ``.`` a s
 ``[]`` a slice's items, ``{}`` a map's values (string keys); its type is ``string``, ``bool``,
 ``int32``, ``int64`` (``time.Duration`` fields are int64 nanoseconds), ``float``, ``duration``
 (``metav1.Duration``: a Go duration string) or ``quantity`` (``resource.Quantity``).
-``SCHEMAS[minor][apiVersion]`` is the tree ``config_decode`` checks a text against: a ``dict`` is a
+``SCHEMAS[minor][apiVersion]`` is the tree ``decode`` checks a text against: a ``dict`` is a
 struct, ``[t]`` a slice, ``{"$map": t}`` a map.
 """
 

@@ -8,7 +8,7 @@ result is parsed back and compared with the intended document; when the splice c
 serialised again instead, and ``TextEdit.preserved`` says so.
 
 Kueue reads only the first YAML document of the text; the edit changes that one and keeps every
-later document byte for byte. Values are read as Kueue reads them (``config_yaml``: YAML 1.1,
+later document byte for byte. Values are read as Kueue reads them (``goyaml``: YAML 1.1,
 ``yes`` is true), so the round-trip check compares what Kueue would see.
 """
 
