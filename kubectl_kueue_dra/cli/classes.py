@@ -2,8 +2,8 @@
 
 import click
 
-from .common import KUEUE_NAMESPACE_OPTION, WholeSummaryGroup
 from ..commands.connection import open_view
+from .common import KUEUE_NAMESPACE_OPTION, WholeSummaryGroup
 from .options import READ_COMMAND, command_options, with_global_options, with_snapshot_option
 
 

@@ -2,8 +2,8 @@
 
 import click
 
-from .common import KUEUE_NAMESPACE_OPTION
 from ..commands.connection import open_view
+from .common import KUEUE_NAMESPACE_OPTION
 from .options import Accepts, command_options, with_global_options, with_snapshot_option
 
 ACCEPTS = Accepts(namespace=True, all_namespaces=True)
@@ -46,8 +46,13 @@ def explain(ctx: click.Context, reference: str | None, filename: str | None, kue
     explained, whatever the answer; with --exit-code, 3 when the workload is not admitted or an
     error finding is shown (a what-if: an error finding).
     """
-    from ..commands.explain.request import (ATTENTION_EXIT, ExplainRequest, explain_document, list_document,
-                                         needs_attention)
+    from ..commands.explain.request import (
+        ATTENTION_EXIT,
+        ExplainRequest,
+        explain_document,
+        list_document,
+        needs_attention,
+    )
     from ..render.explain import explain_texts
     from ..render.output import emit
     from ..render.workload_list import workload_list_text

@@ -34,9 +34,9 @@ def set_extended_resource(ctx: click.Context, device_class: str, name: str | Non
     """
     from ..commands.classes.extended_resource import ExtendedResourceRequest
     from ..commands.classes.extended_resource import set_extended_resource as run
+    from ..commands.connection import open_view
     from ..render.map import change_text
     from ..render.output import emit
-    from ..commands.connection import open_view
 
     opts = command_options(ctx, CHANGE_COMMAND)
     request = ExtendedResourceRequest(device_class, name, clear, dry_run).validate(snapshot=bool(opts.from_path))

@@ -6,9 +6,9 @@ from typing import Any
 
 import click
 
+from ..commands.connection import open_view
 from ..errors import UserError
 from .common import KUEUE_NAMESPACE_OPTION, WholeSummaryGroup
-from ..commands.connection import open_view
 from .options import CHANGE_COMMAND, READ_COMMAND, command_options, with_global_options, with_snapshot_option
 
 DRY_RUN_OPTION = click.option(

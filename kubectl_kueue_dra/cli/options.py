@@ -13,8 +13,8 @@ from typing import Any
 
 import click
 
-from ..errors import UsageError
 from ..commands.connection import DEFAULT_TIMEOUT, parse_timeout
+from ..errors import UsageError
 from ..render.output import FORMATS, Style
 
 

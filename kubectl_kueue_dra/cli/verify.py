@@ -2,8 +2,8 @@
 
 import click
 
-from .common import KUEUE_NAMESPACE_OPTION
 from ..commands.connection import open_view
+from .common import KUEUE_NAMESPACE_OPTION
 from .options import READ_COMMAND, command_options, with_global_options, with_snapshot_option
 
 
@@ -36,10 +36,10 @@ def verify(ctx: click.Context, paths: tuple[str, ...], no_probe: bool, kueue_nam
     covering each quota resource, and the namespaces of LocalQueues. Every other DRA gate,
     Kubernetes' and Kueue's, is listed with its state as INFO. Exit 1 when a check fails.
     """
-    from ..render.output import emit
-    from ..render.verify import verify_text
     from ..commands.verify.request import VerifyRequest
     from ..commands.verify.request import verify as run_verify
+    from ..render.output import emit
+    from ..render.verify import verify_text
 
     request = VerifyRequest(list(paths), not no_probe, kueue_namespace).validate()
     opts = command_options(ctx, READ_COMMAND)

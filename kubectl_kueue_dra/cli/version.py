@@ -9,8 +9,8 @@ from typing import Any
 import click
 
 from .. import __version__
-from .common import KUEUE_NAMESPACE_OPTION
 from ..commands.connection import open_view
+from .common import KUEUE_NAMESPACE_OPTION
 from .options import Accepts, command_options, with_global_options, with_snapshot_option
 
 #: version prints lines or a document: no tables, no colour, cluster-wide

@@ -2,16 +2,16 @@
 limits as requests), excludeResourcePrefixes and transformations, and the partial-admission
 pod-count search, on fixtures."""
 
-from kubectl_kueue_dra.kueue.workloads.adjust import AdjustInputs, adjust, api_defaults
 from kubectl_kueue_dra.kueue.charge import ChargeEngine, ChargeInputs, format_usage
 from kubectl_kueue_dra.kueue.config.mappings import parse_mappings
+from kubectl_kueue_dra.kueue.install.semantics import DRAGates, Semantics
+from kubectl_kueue_dra.kueue.workloads.adjust import AdjustInputs, adjust, api_defaults
 from kubectl_kueue_dra.kueue.workloads.partial import can_be_partially_admitted, search
 from kubectl_kueue_dra.kueue.workloads.podsets import (
     PodSet,
     podsets_from_manifest,
     podsets_from_workload,
 )
-from kubectl_kueue_dra.kueue.install.semantics import DRAGates, Semantics
 from kubectl_kueue_dra.kueue.workloads.transform import ResourceRules
 
 
@@ -239,8 +239,8 @@ def test_default_limit_below_a_request_is_kueues_validation_message():
 
 
 def test_compare_uses_the_admitted_count_and_skips_unknown_amounts():
-    from kubectl_kueue_dra.kueue.charge import ChargeResult
     from kubectl_kueue_dra.commands.explain.recorded import compare
+    from kubectl_kueue_dra.kueue.charge import ChargeResult
 
     ps = charge(spec(c(requests={"cpu": "1"})), count=4, min_count=2, admitted_count=3)
     assert compare(ChargeResult([ps]), {"main": {"cpu": "3"}}, "status.admission", set()) == []
@@ -254,8 +254,8 @@ def test_compare_uses_the_admitted_count_and_skips_unknown_amounts():
 def test_rules_come_from_the_configmap_only():
     """The OpenShift operator renders only deviceClassMappings into Kueue's configuration: a Kueue
     CR's transformations never reach Kueue, and explain says so instead of applying them."""
-    from kubectl_kueue_dra.kueue.config.load import KueueConfig
     from kubectl_kueue_dra.commands.explain.context import resource_rules
+    from kubectl_kueue_dra.kueue.config.load import KueueConfig
 
     resources = {"resources": {"transformations": MIG_RULES["transformations"], "excludeResourcePrefixes": ["x/"]}}
     rules, findings = resource_rules(KueueConfig("ConfigMap", "kueue-manager-config", "kueue-system", resources))
@@ -265,8 +265,8 @@ def test_rules_come_from_the_configmap_only():
 
 
 def test_partial_admission_report_asks_the_quota_verdict_per_count():
-    from kubectl_kueue_dra.kueue.charge import ChargeResult
     from kubectl_kueue_dra.commands.explain.partial_report import partial_admission_part
+    from kubectl_kueue_dra.kueue.charge import ChargeResult
     from kubectl_kueue_dra.kueue.queues.quota import QuotaWorld
 
     def queue(name, gpus, reserved="0", cohort=None, lending=None):

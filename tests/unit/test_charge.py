@@ -6,8 +6,8 @@ import pytest
 
 from kubectl_kueue_dra.kueue.charge import ChargeEngine, ChargeInputs, format_usage
 from kubectl_kueue_dra.kueue.config.mappings import parse_mappings
-from kubectl_kueue_dra.kueue.workloads.podsets import PodSet
 from kubectl_kueue_dra.kueue.install.semantics import DRAGates, Semantics
+from kubectl_kueue_dra.kueue.workloads.podsets import PodSet
 
 DRIVER = "gpu.example.com"
 CLASS_SEL = f"device.driver == '{DRIVER}'"

@@ -5,8 +5,8 @@ validation and in ``-f`` what-if input), for which Kueue skips the class lookup
 
 from kubectl_kueue_dra.kueue.charge import ChargeEngine, ChargeInputs
 from kubectl_kueue_dra.kueue.config.mappings import parse_mappings
-from kubectl_kueue_dra.kueue.workloads.podsets import PodSet
 from kubectl_kueue_dra.kueue.install.semantics import DRAGates, Semantics
+from kubectl_kueue_dra.kueue.workloads.podsets import PodSet
 
 D = "gpu.example.com"
 CP = "spec.podSets[0].template.spec.resourceClaims[0]"

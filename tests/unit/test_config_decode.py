@@ -8,8 +8,8 @@ import pytest
 
 from kubectl_kueue_dra.gates.kueue_gate_table import gate_table
 from kubectl_kueue_dra.kueue.config.decode import decode_text, kueue_minor
-from kubectl_kueue_dra.kueue.config.schema import SCHEMAS
 from kubectl_kueue_dra.kueue.config.goyaml import first_document_end, go_parse_int, read_first_document, resolve_plain
+from kubectl_kueue_dra.kueue.config.schema import SCHEMAS
 
 HEAD = "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
 MAPPING = ("resources:\n  deviceClassMappings:\n  - name: example.com/gpu\n"

@@ -149,11 +149,11 @@ def test_verify_shows_a_quota_sum_readably(tmp_path):
 def test_all_namespaces_without_a_cluster_wide_job_list_falls_back_to_the_workloads():
     """A user who may not list Jobs in every namespace still gets the Job found through its
     Workload, and the answer is not marked partial for that list."""
+    from kubectl_kueue_dra.commands.explain.subject import resolve_in_all_namespaces
     from kubectl_kueue_dra.kube.errors import Forbidden
     from kubectl_kueue_dra.kube.refs import parse_ref
     from kubectl_kueue_dra.kube.snapshot import load_objects
     from kubectl_kueue_dra.kube.view import SnapshotView
-    from kubectl_kueue_dra.commands.explain.subject import resolve_in_all_namespaces
 
     class NoClusterWideJobs(SnapshotView):
         def _list(self, kind, namespace, field_selector, label_selector):

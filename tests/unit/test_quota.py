@@ -3,7 +3,6 @@ limits, nested cohorts), and the finding codes of Kueue's messages."""
 
 import pytest
 
-from kubectl_kueue_dra.kueue.workloads.status import cause_of
 from kubectl_kueue_dra.kueue.queues.quota import (
     QuotaWorld,
     quota_findings,
@@ -11,6 +10,7 @@ from kubectl_kueue_dra.kueue.queues.quota import (
     verdict,
 )
 from kubectl_kueue_dra.kueue.queues.quota_tree import TreeError, build_tree
+from kubectl_kueue_dra.kueue.workloads.status import cause_of
 
 GPU = "example.com/gpu"
 

@@ -19,8 +19,8 @@ from kubectl_kueue_dra.kube.compact import SliceCompactor
 from kubectl_kueue_dra.kube.snapshot import load_objects
 from kubectl_kueue_dra.kueue.charge import ChargeEngine, ChargeInputs
 from kubectl_kueue_dra.kueue.config.mappings import parse_mappings
-from kubectl_kueue_dra.kueue.workloads.podsets import PodSet
 from kubectl_kueue_dra.kueue.install.semantics import DRAGates, Semantics
+from kubectl_kueue_dra.kueue.workloads.podsets import PodSet
 
 NV = "gpu.nvidia.com"
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")

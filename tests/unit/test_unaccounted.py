@@ -2,8 +2,8 @@
 Workload accounts for, or in classes Kueue does not map, counted per driver and named."""
 
 from kubectl_kueue_dra.kube.view import SnapshotView
-from kubectl_kueue_dra.kueue.config.mappings import Mapping
 from kubectl_kueue_dra.kueue.charge.unaccounted import read_uncharged, uncharged_devices, uncharged_findings
+from kubectl_kueue_dra.kueue.config.mappings import Mapping
 
 MAPPINGS = [Mapping("example.com/gpu", ("gpu.example.com",))]
 CLASSES = [{"metadata": {"name": "gpu.example.com"}}, {"metadata": {"name": "fpga.example.com"}}]

@@ -28,8 +28,8 @@ def _value(obj: dict[str, Any]) -> str | None:
 
 def _context_findings(view: Any, device_class: str, name: str) -> list[dict[str, Any]]:
     """What else decides the charge of this class: a mapping, other classes with the name."""
-    from ...kueue.install.model import load_installation
     from ...kueue.config.mappings import mappings_for
+    from ...kueue.install.model import load_installation
 
     findings = []
     installation = load_installation(view)  # the mappings Kueue reads

@@ -8,11 +8,11 @@ from typing import Any
 from ...errors import UserError
 from ...findings import config_findings, is_partial, unreadable_findings
 from ...kube.view import ClusterView
+from ...kueue.charge.unaccounted import read_uncharged, uncharged_findings
+from ...kueue.config.load import load_kueue_config
 from ...kueue.install import flags
 from ...kueue.install.command import cli_of, document_for_cli
-from ...kueue.config.load import load_kueue_config
 from ...kueue.install.model import installation_of
-from ...kueue.charge.unaccounted import read_uncharged, uncharged_findings
 
 
 @dataclass

@@ -11,14 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 from ...findings import finding
-from ...kueue.workloads.admissibility import admissibility_message
 from ...kueue.charge import ChargeResult
-from ...kueue.workloads.status import cause_of
 from ...kueue.queues.cluster_queue import covered_resources
 from ...kueue.queues.quota import QuotaWorld, Verdict, verdict
 from ...kueue.queues.quota_tree import TreeError
+from ...kueue.workloads.admissibility import admissibility_message
 from ...kueue.workloads.partial import can_be_partially_admitted, search
 from ...kueue.workloads.podsets import PodSet
+from ...kueue.workloads.status import cause_of
 
 
 def unknown_findings(result: ChargeResult) -> list[dict[str, Any]]:

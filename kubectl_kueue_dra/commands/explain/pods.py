@@ -10,8 +10,8 @@ from typing import Any
 from ...findings import finding
 from ...k8s.envelope import owner_references
 from ...kube.view import ClusterView
-from ...kueue.workloads.allocation import allocations, claim_results, overcharge, pod_state
 from ...kueue.charge import ChargeResult, CounterLine, Unknowable
+from ...kueue.workloads.allocation import allocations, claim_results, overcharge, pod_state
 from ...kueue.workloads.events import related_events
 from ...kueue.workloads.past import counter_supply, unscheduled_findings
 from .subject import Subject

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import UserError
-from ...kube.errors import Forbidden
 from ...k8s.envelope import owner_references
+from ...kube.errors import Forbidden
 from ...kube.manifest import Manifest
 from ...kube.refs import Ref
 from ...kube.view import ClusterView
@@ -61,8 +61,8 @@ def _owned_by(workload: dict[str, Any], ref: Ref, uid: str | None) -> bool:
 
 
 def _not_managed_reason(view: ClusterView, obj: dict[str, Any], namespace: str, kueue_namespace: str | None) -> str:
-    from ...kueue.install.command import cli_of
     from ...kueue.config.load import load_kueue_config
+    from ...kueue.install.command import cli_of
     from ...kueue.install.model import installation_of
     from ...kueue.queues.namespaces import OPENSHIFT, namespace_rule
 

@@ -15,16 +15,16 @@ from typing import Any
 
 from ...errors import UsageError, UserError
 from ...findings import finding
-from ...kube.view import ClusterView
 from ...k8s.objects import object_text, unified_diff
-from ...kueue.install import flags
+from ...kube.view import ClusterView
 from ...kueue.config.load import CONFIG_KEY, KueueConfig
-from .target import find_target, target_facts
 from ...kueue.config.mapping_edits import current_mappings, remove_mapping, set_mapping, with_object_mappings
 from ...kueue.config.mapping_rules import Violation, new_violations, validate
 from ...kueue.config.mappings import Source, parse_mappings
+from ...kueue.install import flags
 from ...kueue.install.rollout import next_steps
 from ...kueue.install.target import TargetFacts
+from .target import find_target, target_facts
 
 Edit = Callable[[list[Any], str], list[Any]]  # (current raw list, dialect) -> new raw list
 

@@ -14,7 +14,7 @@ from ...dra.devices import group_pools
 from ...dra.units import unit_scale
 from ...findings import finding
 from ...kueue.config.mappings import Mapping
-from ...kueue.queues.cluster_queue import quota_entries, queues_covering
+from ...kueue.queues.cluster_queue import queues_covering, quota_entries
 
 
 def _published(slices: list[dict[str, Any]], driver: str, kind: str) -> tuple[int, set[str]]:

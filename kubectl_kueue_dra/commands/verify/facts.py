@@ -13,7 +13,6 @@ from datetime import datetime
 from functools import cached_property
 from typing import Any
 
-
 from ... import gates as g
 from ...dra.cel import CelError, SelectorEvaluator, compile_selector
 from ...dra.device_classes import class_selectors
@@ -21,12 +20,12 @@ from ...dra.devices import Pool, ShapeIndex, group_pools
 from ...k8s.shape import Malformed
 from ...kube import errors
 from ...kube.view import ClusterView, LiveView
-from ...kueue.install.command import cli_name, openshift_platform
-from ...kueue.config.load import KueueConfig, load_kueue_config
-from ...kueue.install.model import KueueInstallation, installation_of
-from ...kueue.config.mappings import Mapping, Source
-from ...kueue.install.platform import read_cluster_version
 from ...kueue.charge.unaccounted import Uncharged, read_uncharged
+from ...kueue.config.load import KueueConfig, load_kueue_config
+from ...kueue.config.mappings import Mapping, Source
+from ...kueue.install.command import cli_name, openshift_platform
+from ...kueue.install.model import KueueInstallation, installation_of
+from ...kueue.install.platform import read_cluster_version
 from .supply import CounterSupply, counter_supply
 
 Obj = dict[str, Any]

@@ -8,17 +8,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...kueue.install.command import shell_quote
 from ...k8s.labels import namespace_labels, selector_matches
-from ...kueue.workloads.status import NAMESPACE_MISMATCH
-from ...kueue.queues.namespaces import OPENSHIFT, namespace_rule
+from ...kueue.install.command import shell_quote
 from ...kueue.names import OPENSHIFT_MANAGED_LABEL
 from ...kueue.queues.cluster_queue import covered_resources
+from ...kueue.queues.namespaces import OPENSHIFT, namespace_rule
+from ...kueue.workloads.status import NAMESPACE_MISMATCH
 from . import fixes
 from .facts import Facts
 from .model import FAIL, PASS, SKIP, WARN
 from .quota import dra_resources
 from .registry import Result, check, names, needs, plural
+
 
 def _dra_queues(f: Facts) -> set[str]:
     resources = {r.name for r in dra_resources(f)}

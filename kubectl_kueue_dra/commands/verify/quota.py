@@ -10,7 +10,7 @@ from ...dra.device_classes import class_selectors, extended_resource_winners
 from ...dra.quantity import Quantity, display_quantity
 from ...dra.units import PLAIN, ZERO, unit_scale
 from ...kueue.config.mappings import Mapping, lookup
-from ...kueue.queues.cluster_queue import QuotaEntry, quota_entries, queues_covering
+from ...kueue.queues.cluster_queue import QuotaEntry, queues_covering, quota_entries
 from . import fixes
 from .facts import Facts
 from .model import CLAIMS, EXTENDED, FAIL, PARTITIONABLE, PASS, SKIP, WARN

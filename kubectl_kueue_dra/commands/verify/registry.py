@@ -4,9 +4,9 @@ setups where it means something (e.g. OpenShift only)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
-from collections.abc import Callable
 
 from .facts import Facts
 from .model import SKIP

@@ -3,8 +3,8 @@ output contract: ``{"checks": [{"id", "status", "message", "fix", …}], …}``.
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Iterable
+from typing import Any
 
 from ... import gates as g
 from ...kueue.install.command import for_cli

@@ -4,9 +4,9 @@ scheduler and Kueue use)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from collections.abc import Iterator, Sequence
 
 from ...dra.cel import CelError, SelectorEvaluator
 from ...dra.devices import Pool, ShapeIndex

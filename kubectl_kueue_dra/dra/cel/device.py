@@ -18,9 +18,9 @@ from typing import Any
 
 from celpy import celtypes
 
+from ..quantity import QuantityError, parse_quantity
 from .errors import SCHEDULER, CelDialect, CelEvalError, Footprint
 from .lib import CelQuantity, Semver, SemverError
-from ..quantity import QuantityError, parse_quantity
 
 __all__ = ["device_activation", "device_shape_key", "projected_key"]
 

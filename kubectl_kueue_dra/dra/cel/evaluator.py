@@ -42,10 +42,7 @@ from celpy.celparser import CELParseError
 from celpy.evaluation import CELEvalError
 
 from .analysis import analyze
-from .source import OPTIONAL_SYNTAX, blank_literals
 from .bind import expand_bindings
-from .format import NOT_EVALUABLE
-from .optional import expand_optionals
 from .device import device_activation, device_shape_key, projected_key
 from .errors import (
     KUEUE_DRA_V036,
@@ -58,8 +55,11 @@ from .errors import (
     CelEvalError,
     Footprint,
 )
+from .format import NOT_EVALUABLE
 from .lib import FUNCTIONS, CelQuantity, Semver
+from .optional import expand_optionals
 from .parser import environment
+from .source import OPTIONAL_SYNTAX, blank_literals
 
 __all__ = [
     "KUEUE_DRA_V036",

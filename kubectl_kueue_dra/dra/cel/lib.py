@@ -34,6 +34,7 @@ from typing import Any
 
 from celpy import celtypes
 
+from ..quantity import DECIMAL_EXPONENT, Quantity, QuantityError, parse_quantity
 from .format import FORMAT_FUNCTIONS
 from .optional import OPTIONAL_FUNCTIONS
 from .text import TEXT_FUNCTIONS
@@ -50,7 +51,6 @@ from .values import (
     make_cmp,
     not_equal,
 )
-from ..quantity import DECIMAL_EXPONENT, Quantity, QuantityError, parse_quantity
 
 __all__ = ["FUNCTIONS", "CelQuantity", "Semver", "SemverError", "cel_equal"]
 

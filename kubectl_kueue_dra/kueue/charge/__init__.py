@@ -11,6 +11,7 @@ Kueue charges nothing for. Pure: every object comes in through ``ChargeInputs`` 
 reads through the view it is given); nothing here does I/O of its own.
 """
 
+from ..units import INT64_MAX, format_usage, kueue_int
 from .engine import (
                       MSG_CLAIMS,
                       MSG_CLAIMS_REQUEUED,
@@ -33,7 +34,6 @@ from .results import (
                       RequestRef,
                       Unknowable,
 )
-from ..units import INT64_MAX, format_usage, kueue_int
 
 __all__ = [
                       "INT64_MAX",

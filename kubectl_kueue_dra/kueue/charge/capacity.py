@@ -10,12 +10,12 @@ from typing import Any
 from ...dra.devices import Pool
 from ...dra.quantity import Quantity, parse_quantity
 from ..fielderrors import INTERNAL, INVALID, FieldError
+from ..units import clamp_int64, sat_mul
 from ..workloads.podsets import PodSet
 from .common import Tally, exact_requests
 from .inputs import ChargeInputs
 from .matching import class_and_request_selectors, match_devices, require_count
 from .results import CapacityLine, Stop
-from ..units import clamp_int64, sat_mul
 
 STEP = "capacity"
 

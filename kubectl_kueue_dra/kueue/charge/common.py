@@ -10,10 +10,10 @@ from typing import Any
 
 from ...dra.cel import KUEUE_DRA_V036, CelCompileError, CelDialect, CelError, compile_selector
 from ..fielderrors import INTERNAL, INVALID, FieldError, FieldPath
+from ..units import sat_add
 from ..workloads.podsets import PodSet
 from .inputs import ChargeInputs
 from .results import PodSetCharge, RequestRef, Stop, Unknowable
-from ..units import sat_add
 
 
 def claims(pod_spec: dict[str, Any]) -> list[dict[str, Any]]:

@@ -8,15 +8,15 @@ from __future__ import annotations
 from typing import Any
 
 from ...dra.quantity import QuantityError, parse_quantity
-from ..workloads.adjust import adjust
 from ..fielderrors import aggregate
+from ..units import kueue_int_value, sat_add
+from ..workloads.adjust import adjust
 from ..workloads.podsets import PodSet, is_extended_resource_name, pod_requests
 from ..workloads.transform import apply_rules
 from . import capacity, counters, extended, templates
 from .common import Tally, claims
 from .inputs import ChargeInputs
 from .results import ChargeResult, Note, PodRequestsLine, PodSetCharge, Stop, Unknowable
-from ..units import kueue_int_value, sat_add
 
 MSG_DRA_DISABLED = "Workload uses DRA resources but the KueueDRAIntegration feature gate is not enabled"
 MSG_CLAIMS = "KueueDRAIntegration feature does not support use of resource claims"

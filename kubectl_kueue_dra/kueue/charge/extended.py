@@ -12,11 +12,11 @@ from typing import Any
 
 from ...dra.quantity import Quantity, parse_quantity
 from ..fielderrors import INVALID, FieldError, FieldPath
+from ..units import INT64_MAX
 from ..workloads.podsets import PodSet, is_extended_resource_name
 from .common import Tally
 from .inputs import ChargeInputs
 from .results import ExtendedResourceLine, Stop
-from ..units import INT64_MAX
 
 STEP = "extended-resources"
 

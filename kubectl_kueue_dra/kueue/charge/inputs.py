@@ -8,9 +8,9 @@ from typing import Any
 
 from ...dra.cel import SelectorEvaluator
 from ...dra.devices import Pool, group_pools
-from ..workloads.adjust import AdjustInputs
 from ..config.mappings import Mapping, Source, lookup
 from ..install.semantics import DRAGates, Semantics
+from ..workloads.adjust import AdjustInputs
 from ..workloads.transform import ResourceRules
 from .results import Unknowable
 

@@ -9,8 +9,8 @@ from typing import Any
 
 from ...dra.cel import CelCompileError, CelEvalError, SelectorEvaluator
 from ...dra.devices import Pool, ShapeIndex
-from ..fielderrors import INTERNAL, FieldError, FieldPath
 from ..config.mappings import Source
+from ..fielderrors import INTERNAL, FieldError, FieldPath
 from .common import Request, cel_selectors, compile_errors, not_found
 from .inputs import ChargeInputs
 from .results import Stop, Unknowable

@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from ..workloads.adjust import Adjustment
 from ..fielderrors import FieldError
-from ..workloads.transform import TransformLine
 from ..units import sat_mul
+from ..workloads.adjust import Adjustment
+from ..workloads.transform import TransformLine
 
 
 @dataclass(frozen=True)

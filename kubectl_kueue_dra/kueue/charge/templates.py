@@ -8,6 +8,7 @@ from typing import Any
 
 from ...dra.cel import CelCompileError, CelEvalError, SelectorEvaluator
 from ..fielderrors import INTERNAL, INVALID, NOT_FOUND, FieldError, FieldPath, aggregate
+from ..units import sat_add
 from ..workloads.podsets import PodSet
 from .common import (
     CelRequest,
@@ -23,7 +24,6 @@ from .common import (
 )
 from .inputs import ChargeInputs
 from .results import ClaimTemplateLine, Stop, Unknowable
-from ..units import sat_add
 
 STEP = "claim-templates"
 

@@ -17,9 +17,9 @@ from typing import Any
 from ...findings import finding
 from ...k8s.envelope import owner_references
 from ...kube.view import ClusterView
+from ..config.mappings import Mapping
 from ..workloads.allocation import PODSET_LABEL, claim_results
 from ..workloads.status import is_admitted
-from ..config.mappings import Mapping
 
 #: the scheduler's annotation on the claim it creates for a pod's extended resources
 EXTENDED_CLAIM = "resource.kubernetes.io/extended-resource-claim"

@@ -31,9 +31,9 @@ from ...gates.kueue_gate_table import gate_table
 from ...k8s.labels import selector_matches
 from ...k8s.shape import QUANTITY
 from . import mapping_rules
-from .schema import SCHEMAS
 from .goyaml import read_first_document
 from .mappings import UPSTREAM
+from .schema import SCHEMAS
 
 GROUP = "config.kueue.x-k8s.io"
 KIND = "Configuration"

@@ -16,9 +16,9 @@ from typing import Any
 
 from ...k8s.shape import Malformed
 from ...kube.view import ClusterView
+from ..names import OPERATOR_NAMESPACE
 from .decode import DecodedConfig, decode_text
 from .mappings import Mapping, parse_mappings
-from ..names import OPERATOR_NAMESPACE
 
 OPENSHIFT_CR_NAME = "cluster"
 DEPLOYMENT_NAME = "kueue-controller-manager"

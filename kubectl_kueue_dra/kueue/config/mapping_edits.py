@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import UserError
-from .load import CONFIG_KEY
 from .decode import decode_text
-from .splice import replace_mappings, with_mappings
+from .load import CONFIG_KEY
 from .mappings import Source, mapping_entry
+from .splice import replace_mappings, with_mappings
 
 
 class EditError(UserError):

@@ -38,11 +38,17 @@ from ...gates import (
 )
 from ...kube.errors import KubeError
 from ...kube.view import ClusterView
-from ..config.load import (CONFIG_KEY, CONFIGMAP_NAME, KueueConfig, decode_configuration, image_version,
-                           load_kueue_config)
 from ..config.decode import DecodedConfig, decode_text
-from ..names import OPERATOR_NAMESPACE
+from ..config.load import (
+    CONFIG_KEY,
+    CONFIGMAP_NAME,
+    KueueConfig,
+    decode_configuration,
+    image_version,
+    load_kueue_config,
+)
 from ..config.mappings import Mapping, parse_mappings
+from ..names import OPERATOR_NAMESPACE
 from .operator_render import expected_render
 
 #: operator minor → the Kueue minor its operand is built from (see the module docstring for 1.5)

@@ -11,14 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..config.load import KueueConfig
-from .model import KueueInstallation
-from ..config.mapping_rules import Rules
-from ..config.mappings import OPERATOR, UPSTREAM
 from ...gates.kueue import KUEUE_CONSUMABLE as CC_GATE
 from ...gates.kueue import KUEUE_PARTITIONABLE as PD_GATE
 from ...gates.model import DRA_PARTITIONABLE as K8S_PD_GATE
+from ..config.load import KueueConfig
+from ..config.mapping_rules import Rules
+from ..config.mappings import OPERATOR, UPSTREAM
 from ..names import OPENSHIFT_MANAGED_LABEL, OPERATOR_NAMESPACE
+from .model import KueueInstallation
 from .semantics import parse_version
 
 OPERATOR_ANNOTATION = "kueueoperator.kueue.openshift.io/cluster"

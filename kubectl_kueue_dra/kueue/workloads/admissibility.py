@@ -13,8 +13,8 @@ import json
 from typing import Any
 
 from ...dra.quantity import parse_quantity
-from ..units import kueue_int
 from ..fielderrors import INVALID, FieldError, aggregate
+from ..units import kueue_int
 from .podsets import pod_requests
 
 MSG_INVALID_RESOURCES = "resources validation failed"
