@@ -12,8 +12,8 @@ import secrets
 
 import pytest
 
-import controlplane
-from harness import run_plugin
+from testenv.build import controlplane
+from testenv.harness import run_plugin
 
 DRIVER = "gpu.example.com"
 

@@ -23,9 +23,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-import controlplane
-import krewtools
-from harness import REPO_ROOT, run_plugin
+from testenv.binaries import controlplane
+from testenv.binaries import krewtools
+from testenv.harness import REPO_ROOT, run_plugin
 
 ON_CI = os.environ.get("CI", "").lower() in ("true", "1", "yes")
 BUILD_TIMEOUT = 1800

@@ -15,7 +15,7 @@ import sys
 import pytest
 import yaml
 
-from harness import REPO_ROOT, run_plugin
+from testenv.harness import REPO_ROOT, run_plugin
 
 KUEUE = "kueues.kueue.openshift.io"
 SEL = "device.driver == 'gpu.example.com'"

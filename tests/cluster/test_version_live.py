@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-import controlplane
-from harness import run_plugin
+from testenv.binaries import controlplane
+from testenv.harness import run_plugin
 
 IMAGE = "registry.k8s.io/kueue/kueue:v0.15.2"
 

@@ -38,9 +38,10 @@ from typing import Any
 
 import yaml
 
-import crds as crds_mod
-import operator_build
-from harness import Cluster, ClusterError, _Proc
+from testenv.binaries import crds as crds_mod
+from testenv.binaries import operator_build
+from testenv.harness import Cluster, ClusterError
+from testenv.procs import _Proc
 
 NAMESPACE = "openshift-kueue-operator"
 CONFIGMAP = "kueue-manager-config"
@@ -139,7 +140,7 @@ class CertIssuer:
     (in process, no kubectl), stopped with ``stop()``."""
 
     def __init__(self, cluster: Cluster, namespace: str = NAMESPACE, poll: float = 0.25):
-        from kueue_harness import generate_certs
+        from testenv.kueue_harness import generate_certs
 
         self.cluster, self.namespace, self.poll = cluster, namespace, poll
         self.certs = generate_certs()  # CA + a server certificate for 127.0.0.1 and the webhook Service
@@ -347,7 +348,7 @@ class OperatorCluster:
 def start_operator_cluster(bin_dir: Path, binary: Path, keep_dir: bool = False) -> OperatorCluster:
     """Start the cluster, install the stand-ins and a Kueue CR with one mapping, start the issuer
     and the operator, and wait for its first full sync."""
-    from harness import GATES_ON
+    from testenv.harness import GATES_ON
 
     cluster = Cluster.start("operator", bin_dir, GATES_ON, keep_dir=keep_dir)
     issuer: CertIssuer | None = None
@@ -382,8 +383,8 @@ def run_kueue_config_check(binary: Path, cluster: Cluster, rendered_text: str,
     """Start Kueue with a rendered configuration (out-of-cluster adjustments as in the chain): its
     verdict on the render. Kueue validates its configuration within a second of starting; one
     still running after ``timeout`` (or ready) accepted it (returncode 0, then it is stopped)."""
-    from kueue_harness import KueueRunner
-    from harness import _http_ok, free_port
+    from testenv.kueue_harness import KueueRunner
+    from testenv.procs import _http_ok, free_port
 
     runner = KueueRunner(cluster, binary, "check")
     try:

@@ -16,8 +16,8 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from oracle_scenarios import V19, World, container, device_class, job, pod_spec, request, template
-from scale import ex
+from testenv.oracle_scenarios import V19, World, container, device_class, job, pod_spec, request, template
+from testenv.scale import ex
 
 DRIVER = ex.DRIVER
 SCENARIO_LABEL = "lifecycle.kueue-dra/scenario"

@@ -1,7 +1,7 @@
 // Builds the real krew tools the packaging tests use: krew (run as `kubectl krew`) and
 // validate-krew-manifest (the check krew-index CI runs on every plugin manifest).
 
-module kueue-dra/tests/krew
+module kueue-dra/testenv/gomod/krew
 
 go 1.26.0
 

@@ -6,8 +6,8 @@ Kueue is built from its Go module with a nested wrapper module per version (a ``
 a committed go.sum, so the build list is exactly Kueue's own go.mod and no checksum database is
 consulted):
 
-    tests/kueue/go.mod          sigs.k8s.io/kueue v0.19.2
-    tests/kueue/v0.18/go.mod    sigs.k8s.io/kueue v0.18.6
+    testenv/gomod/kueue/go.mod          sigs.k8s.io/kueue v0.19.2
+    testenv/gomod/kueue/v0.18/go.mod    sigs.k8s.io/kueue v0.18.6
 
 and cached per user, beside the control plane, in::
 
@@ -20,26 +20,24 @@ The binary is stamped the way Kueue's Makefile does (``pkg/version.GitVersion``,
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import controlplane
-from controlplane import BuildError, GoEnv, go_env
+from testenv.binaries import controlplane
+from testenv.binaries.controlplane import BuildError, GoEnv, go_env
+from testenv.binaries.publish import BUILD_INFO, published
 
 REPO_ROOT = controlplane.REPO_ROOT
-MODULE_ROOT = REPO_ROOT / "tests" / "kueue"
+MODULE_ROOT = controlplane.GOMOD_ROOT / "kueue"
 PACKAGE = "sigs.k8s.io/kueue/cmd/kueue"
 VERSION_PKG = "sigs.k8s.io/kueue/pkg/version"
 BINARY = "kueue"
-BUILD_INFO = "build-info.json"
 DEFAULT_VERSION = "v0.19.2"
 
 
@@ -123,55 +121,31 @@ def build(version: str = DEFAULT_VERSION, force: bool = False, parallel: int | N
             raise BuildError(f"KUEUE_DRA_KUEUE_BIN={override} is not an executable")
         return override
     env = go_env()
-    target = bin_dir(version, env)
-    if is_complete(target) and not force:
-        return target / BINARY
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with open(target.parent / f".{target.name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if is_complete(target) and not force:
-            return target / BINARY
-        return _build_locked(env, version, target, force, parallel, verbose) / BINARY
+    return published(bin_dir(version, env), is_complete,
+                     lambda tmp: _build_into(env, version, tmp, parallel, verbose), force=force) / BINARY
 
 
-def _build_locked(env: GoEnv, version: str, target: Path, force: bool, parallel: int | None,
-                  verbose: bool) -> Path:
+def _build_into(env: GoEnv, version: str, tmp: Path, parallel: int | None, verbose: bool) -> dict:
     moddir = module_dir(version)
     commit, when = _origin(env, version, moddir)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
-    tmp.chmod(0o755)
-    try:
-        ldflags = ["-s", "-w", f"-X {VERSION_PKG}.GitVersion={version}", f"-X {VERSION_PKG}.GitCommit={commit}",
-                   f"-X {VERSION_PKG}.BuildDate={when}"]
-        cmd = [env.go, "build", "-trimpath", "-ldflags", " ".join(ldflags)]
-        if parallel:
-            cmd.append(f"-p={parallel}")
-        cmd += ["-o", str(tmp / BINARY), PACKAGE]
-        if verbose:
-            _log(f"kueue: building {PACKAGE}@{version}")
-        start = time.monotonic()
-        proc = subprocess.run(cmd, cwd=moddir, env=controlplane._go_environ(), capture_output=True, text=True)
-        seconds = round(time.monotonic() - start, 1)
-        if proc.returncode != 0:
-            raise BuildError(f"go build {PACKAGE}@{version} failed (exit {proc.returncode}):\n{proc.stderr[-6000:]}")
-        if verbose:
-            _log(f"kueue: built {version} in {seconds}s")
-        _check_version(env, tmp / BINARY, version)
-        info = {"kueue": version, "gitCommit": commit, "buildDate": when, "goVersion": env.goversion,
-                "goos": env.goos, "goarch": env.goarch, "moduleHash": module_hash(moddir),
-                "buildSeconds": seconds}
-        (tmp / BUILD_INFO).write_text(json.dumps(info, indent=2) + "\n")
-        if force and target.exists():
-            shutil.rmtree(target)
-        try:
-            os.rename(tmp, target)
-        except OSError:
-            if not is_complete(target):
-                raise
-        return target
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
+    ldflags = ["-s", "-w", f"-X {VERSION_PKG}.GitVersion={version}", f"-X {VERSION_PKG}.GitCommit={commit}",
+               f"-X {VERSION_PKG}.BuildDate={when}"]
+    cmd = [env.go, "build", "-trimpath", "-ldflags", " ".join(ldflags)]
+    if parallel:
+        cmd.append(f"-p={parallel}")
+    cmd += ["-o", str(tmp / BINARY), PACKAGE]
+    if verbose:
+        _log(f"kueue: building {PACKAGE}@{version}")
+    start = time.monotonic()
+    proc = subprocess.run(cmd, cwd=moddir, env=controlplane._go_environ(), capture_output=True, text=True)
+    seconds = round(time.monotonic() - start, 1)
+    if proc.returncode != 0:
+        raise BuildError(f"go build {PACKAGE}@{version} failed (exit {proc.returncode}):\n{proc.stderr[-6000:]}")
+    if verbose:
+        _log(f"kueue: built {version} in {seconds}s")
+    _check_version(env, tmp / BINARY, version)
+    return {"kueue": version, "gitCommit": commit, "buildDate": when, "goVersion": env.goversion,
+            "goos": env.goos, "goarch": env.goarch, "moduleHash": module_hash(moddir), "buildSeconds": seconds}
 
 
 def _check_version(env: GoEnv, binary: Path, version: str) -> None:
@@ -193,8 +167,8 @@ def _check_version(env: GoEnv, binary: Path, version: str) -> None:
 
 
 def write_gomod(version: str) -> Path:
-    """(Re)generate the wrapper module for ``version``: tests/kueue for the newest minor,
-    tests/kueue/v0.<minor> for older ones (a nested module, outside the parent's packages)."""
+    """(Re)generate the wrapper module for ``version``: testenv/gomod/kueue for the newest minor,
+    testenv/gomod/kueue/v0.<minor> for older ones (a nested module, outside the parent's packages)."""
     m = re.match(r"v0\.(\d+)\.\d+$", version)
     if not m:
         raise BuildError(f"not a Kueue release version: {version}")
@@ -206,7 +180,7 @@ def write_gomod(version: str) -> Path:
     (directory / "go.mod").write_text(
         f"// Builds the Kueue {which}controller manager that the oracle tests run out of cluster.\n"
         f"// Regenerate with: scripts/controlplane kueue-gomod {version}\n\n"
-        f"module kueue-dra/tests/kueue{'' if directory == MODULE_ROOT else '/v0.' + m.group(1)}\n\n"
+        f"module kueue-dra/testenv/gomod/kueue{'' if directory == MODULE_ROOT else '/v0.' + m.group(1)}\n\n"
         f"go 1.26.0\n\nrequire sigs.k8s.io/kueue {version}\n\ntool {PACKAGE}\n")
     (directory / "go.sum").unlink(missing_ok=True)
     env = dict(controlplane._go_environ(), GOFLAGS="-mod=mod")

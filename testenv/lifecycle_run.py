@@ -11,11 +11,11 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-import oracle
-from kueue_harness import KueueRunner
-from lifecycle import Lifecycle, fake_node
-from lifecycle_scenarios import QUOTA, SCENARIO_LABEL, WORLD, LifeScenario, placed, resolve, slices_of
-from oracle_scenarios import FLAVOR, cluster_queue
+from testenv import oracle
+from testenv.kueue_harness import KueueRunner
+from testenv.lifecycle import Lifecycle, fake_node
+from testenv.lifecycle_scenarios import QUOTA, SCENARIO_LABEL, WORLD, LifeScenario, placed, resolve, slices_of
+from testenv.oracle_scenarios import FLAVOR, cluster_queue
 
 POD_TIMEOUT = 120.0
 UNSCHEDULABLE_STABLE = 3.0  # seconds a pod must stay Unschedulable with its claims unallocated

@@ -16,20 +16,19 @@ import os
 import secrets
 import shutil
 import signal
-import socket
 import ssl
 import subprocess
-import sys
 import tempfile
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
-import pki
-import crds as crds_mod
+from testenv import pki
+from testenv.procs import _LIVE, _http_ok, _Proc, free_port
+from testenv.binaries import crds as crds_mod
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[1]
 READER_CLUSTERROLE = REPO_ROOT / "deploy" / "rbac" / "reader-clusterrole.yaml"
 
 GATES_ON = {"DRAExtendedResource": True, "DRAPartitionableDevices": True}
@@ -57,86 +56,6 @@ class KubectlError(subprocess.CalledProcessError):
             f"{' '.join(map(str, self.cmd))} exited {self.returncode}\n"
             f"stdout: {(self.stdout or '')[-3000:]}\nstderr: {(self.stderr or '')[-3000:]}"
         )
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class _Proc:
-    """A child process in its own process group, logging to a file."""
-
-    def __init__(self, name: str, argv: list[str], log: Path, env: dict[str, str] | None = None):
-        self.name = name
-        self.log = log
-        self._fh = open(log, "wb")
-        self._stopped = False
-        self.popen = subprocess.Popen(
-            argv, stdout=self._fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            preexec_fn=_child_setup, env=env,
-        )
-        _LIVE.add(self)
-
-    def alive(self) -> bool:
-        return self.popen.poll() is None
-
-    def tail(self, n: int = 40) -> str:
-        try:
-            lines = self.log.read_text(errors="replace").splitlines()
-        except OSError:
-            return ""
-        return "\n".join(lines[-n:])
-
-    def stop(self, timeout: float = 15) -> None:
-        if self._stopped:
-            return
-        self._stopped = True
-        try:
-            if self.popen.poll() is None:
-                _signal_group(self.popen.pid, signal.SIGTERM)
-                try:
-                    self.popen.wait(timeout)
-                except subprocess.TimeoutExpired:
-                    _signal_group(self.popen.pid, signal.SIGKILL)
-                    self.popen.wait(10)
-            # Children that outlived the leader.
-            _signal_group(self.popen.pid, signal.SIGKILL)
-        finally:
-            self._fh.close()
-            _LIVE.discard(self)
-
-
-def _child_setup() -> None:
-    """In the child: own session and process group; die with the test process (Linux)."""
-    os.setsid()
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            PR_SET_PDEATHSIG = 1
-            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-        except Exception:  # noqa: BLE001 - best effort
-            pass
-
-
-def _signal_group(pgid: int, sig: int) -> None:
-    try:
-        os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-_LIVE: set[_Proc] = set()
-
-
-def _http_ok(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url, timeout=2) as resp:
-            return resp.status == 200
-    except (OSError, urllib.error.URLError):
-        return False
 
 
 _CLUSTERS: set[Cluster] = set()
@@ -441,7 +360,7 @@ def run_plugin(cluster: Cluster, *args, context: str = "admin", env: dict | None
     ``main(args, Environment)``) and capture its output, from the repository root. Never raises
     on a non-zero exit; the caller asserts on ``returncode``, ``stdout`` and ``stderr``.
     ``timeout`` is kept for callers; an in-process run is bounded by --request-timeout instead."""
-    from clirun import run_with
+    from testenv.clirun import run_with
 
     args = ("--kubeconfig", str(cluster.kubeconfig), "--context", context, *map(str, args))
     return run_with(args, plugin_env(cluster, env), input=input)

@@ -21,10 +21,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-import operator_harness as oh
-import oracle_scenarios as os_
-from kueue_harness import KueueRunner, KueueSetup
-from oracle import setup_of
+from testenv import operator_harness as oh
+from testenv import oracle_scenarios as os_
+from testenv.kueue_harness import KueueRunner, KueueSetup
+from testenv.oracle import setup_of
 
 MANAGED = {"kueue.openshift.io/managed": "true"}
 EXT, PD = "DRAExtendedResource", "DRAPartitionableDevices"
@@ -134,7 +134,7 @@ class OperatorKueueRunner(KueueRunner):
 def run(operator: oh.OperatorRunner, kueue_binary, log=print):
     """Run the OpenShift matrix on the operator's cluster. (report, worlds, Kueue runner); close the
     runner when done. Leaves the operator stopped."""
-    from oracle import run_matrix
+    from testenv.oracle import run_matrix
 
     ocp = worlds()
     runner = OperatorKueueRunner(operator.cluster, kueue_binary, os_.V19, operator, ocp)
@@ -150,7 +150,7 @@ def run(operator: oh.OperatorRunner, kueue_binary, log=print):
 
 def markdown(report, ocp: list[OpenShiftWorld], when: str, k8s: str) -> str:
     """The section of docs/accuracy.md (``scripts/oracle --openshift --update-docs``)."""
-    from oracle import table
+    from testenv.oracle import table
 
     lines = [f"`scripts/oracle --openshift`: the Red Hat build of Kueue operator 1.5.0 (dc3b6577) renders; "
              f"Kueue {os_.V19} runs the render on kube-apiserver {k8s}; {len(report.rows)} workloads, "

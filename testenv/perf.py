@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from harness import REPO_ROOT
+from testenv.harness import REPO_ROOT
 
 PLUGIN = [sys.executable, "-m", "kubectl_kueue_dra"]
 

@@ -2,7 +2,7 @@
 // Builds the test control plane: kube-apiserver, kubectl, etcd, kube-scheduler and
 // kube-controller-manager.
 
-module kueue-dra/tests/controlplane
+module kueue-dra/testenv/gomod/controlplane
 
 go 1.26.0
 

@@ -3,7 +3,7 @@
 Standard library only: ``scripts/controlplane build-kwok`` imports this module directly.
 
 KWOK (``sigs.k8s.io/kwok``, ``cmd/kwok``) is built from its Go module through the nested wrapper
-module ``tests/kwok`` (a ``tool`` line and a committed go.sum pin the version and the build list)
+module ``testenv/gomod/kwok`` (a ``tool`` line and a committed go.sum pin the version and the build list)
 with one ``go build`` invocation, and cached per user beside the control plane in::
 
     $KUEUE_DRA_CACHE_DIR or ${XDG_CACHE_HOME:-~/.cache}/kueue-dra/kwok/
@@ -16,25 +16,21 @@ in the Go module cache (``stage_files``), never copied into the repository.
 
 from __future__ import annotations
 
-import fcntl
-import json
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-import controlplane
-from controlplane import BuildError, GoEnv, go_env
+from testenv.binaries import controlplane
+from testenv.binaries.controlplane import BuildError, GoEnv, go_env
+from testenv.binaries.publish import BUILD_INFO, published
 
-MODULE_DIR = controlplane.REPO_ROOT / "tests" / "kwok"
+MODULE_DIR = controlplane.GOMOD_ROOT / "kwok"
 MODULE = "sigs.k8s.io/kwok"
 PACKAGE = "sigs.k8s.io/kwok/cmd/kwok"
 BINARY = "kwok"
-BUILD_INFO = "build-info.json"
 #: The stages the lifecycle cluster runs, as KWOK's kustomize tree names them: nodes become Ready
 #: at once and renew their Lease; pods go Running at once and are finalised when deleted. The
 #: ``pod-complete`` stage is left out on purpose: a Job's pods keep running, so their claims stay
@@ -48,7 +44,7 @@ STAGES = (
 
 
 def version() -> str:
-    """The sigs.k8s.io/kwok version tests/kwok/go.mod requires (e.g. v0.8.0)."""
+    """The sigs.k8s.io/kwok version testenv/gomod/kwok/go.mod requires (e.g. v0.8.0)."""
     text = (MODULE_DIR / "go.mod").read_text()
     m = re.search(r"^\s*(?:require\s+)?sigs\.k8s\.io/kwok\s+(v\S+)", text, re.M)
     if not m:
@@ -91,57 +87,35 @@ def build(force: bool = False, parallel: int | None = None, verbose: bool = True
             raise BuildError(f"KUEUE_DRA_KWOK_BIN={value} is not an executable")
         return Path(value)
     env = go_env()
-    target = bin_dir(env)
-    if is_complete(target) and not force:
-        return target / BINARY
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with open(target.parent / f".{target.name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if is_complete(target) and not force:
-            return target / BINARY
-        return _build_locked(env, target, force, parallel, verbose) / BINARY
+    return published(bin_dir(env), is_complete, lambda tmp: _build_into(env, tmp, parallel, verbose),
+                     force=force) / BINARY
 
 
-def _build_locked(env: GoEnv, target: Path, force: bool, parallel: int | None, verbose: bool) -> Path:
+def _build_into(env: GoEnv, tmp: Path, parallel: int | None, verbose: bool) -> dict:
     want = version()
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
-    tmp.chmod(0o755)
-    try:
-        cmd = [env.go, "build", "-trimpath", "-ldflags", "-s -w"]
-        if parallel:
-            cmd.append(f"-p={parallel}")
-        cmd += ["-o", f"{tmp}/", PACKAGE]
-        if verbose:
-            _log(f"kwok: building {PACKAGE}@{want}")
-        start = time.monotonic()
-        proc = subprocess.run(cmd, cwd=MODULE_DIR, env=controlplane._go_environ(), capture_output=True, text=True)
-        seconds = round(time.monotonic() - start, 1)
-        if proc.returncode != 0:
-            raise BuildError(f"go build {PACKAGE}@{want} failed (exit {proc.returncode}):\n{proc.stderr[-6000:]}")
-        if verbose:
-            _log(f"kwok: built {want} in {seconds}s")
-        out = subprocess.run([str(tmp / BINARY), "--version"], capture_output=True, text=True, timeout=60)
-        if out.returncode != 0 or want.lstrip("v") not in out.stdout:
-            raise BuildError(f"kwok --version printed {out.stdout.strip()!r} {out.stderr.strip()!r}, want {want}")
-        info = {"kwok": want, "goVersion": env.goversion, "goos": env.goos, "goarch": env.goarch,
-                "moduleHash": controlplane.module_hash(MODULE_DIR), "buildSeconds": seconds}
-        (tmp / BUILD_INFO).write_text(json.dumps(info, indent=2) + "\n")
-        if force and target.exists():
-            shutil.rmtree(target)
-        try:
-            os.rename(tmp, target)
-        except OSError:
-            if not is_complete(target):
-                raise
-        return target
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
+    cmd = [env.go, "build", "-trimpath", "-ldflags", "-s -w"]
+    if parallel:
+        cmd.append(f"-p={parallel}")
+    cmd += ["-o", f"{tmp}/", PACKAGE]
+    if verbose:
+        _log(f"kwok: building {PACKAGE}@{want}")
+    start = time.monotonic()
+    proc = subprocess.run(cmd, cwd=MODULE_DIR, env=controlplane._go_environ(), capture_output=True, text=True)
+    seconds = round(time.monotonic() - start, 1)
+    if proc.returncode != 0:
+        raise BuildError(f"go build {PACKAGE}@{want} failed (exit {proc.returncode}):\n{proc.stderr[-6000:]}")
+    if verbose:
+        _log(f"kwok: built {want} in {seconds}s")
+    out = subprocess.run([str(tmp / BINARY), "--version"], capture_output=True, text=True, timeout=60)
+    if out.returncode != 0 or want.lstrip("v") not in out.stdout:
+        raise BuildError(f"kwok --version printed {out.stdout.strip()!r} {out.stderr.strip()!r}, want {want}")
+    return {"kwok": want, "goVersion": env.goversion, "goos": env.goos, "goarch": env.goarch,
+            "moduleHash": controlplane.module_hash(MODULE_DIR), "buildSeconds": seconds}
 
 
 def stage_files() -> list[Path]:
     """KWOK's stage manifests (``STAGES``) from the module cache, of the version go.mod pins."""
-    import crds
+    from testenv.binaries import crds
 
     moddir = crds.module_dir(MODULE, version())
     paths = [moddir / s for s in STAGES]

@@ -19,8 +19,9 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-import kwok_build
-from harness import START_TIMEOUT, Cluster, ClusterError, _Proc, free_port
+from testenv.binaries import kwok_build
+from testenv.harness import START_TIMEOUT, Cluster, ClusterError
+from testenv.procs import _Proc, free_port
 
 #: The DRA gates of the lifecycle cluster: on in every component (the 1.36 defaults, set explicitly).
 GATES = {"DRAExtendedResource": True, "DRAPartitionableDevices": True, "DRAConsumableCapacity": True}

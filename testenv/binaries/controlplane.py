@@ -3,7 +3,7 @@ kube-scheduler, kube-controller-manager).
 
 Standard library only: ``scripts/controlplane`` imports this module directly.
 
-The binaries are built from the nested Go module ``tests/controlplane`` (see
+The binaries are built from the nested Go module ``testenv/gomod/controlplane`` (see
 ``scripts/gen-controlplane-gomod``) and cached per user in::
 
     $KUEUE_DRA_CACHE_DIR or ${XDG_CACHE_HOME:-~/.cache}/kueue-dra/controlplane/
@@ -13,14 +13,12 @@ The binaries are built from the nested Go module ``tests/controlplane`` (see
 
 The module hash (go.mod + go.sum) makes a regenerated module build into a new
 directory. All five are built by one ``go build -o DIR/`` invocation (the
-packages they share are compiled once). A build goes into a temporary sibling
-directory that is renamed into place once every binary is built and checked,
-so a half-built directory is never used.
+packages they share are compiled once) and published into the cache by
+``testenv.binaries.publish`` once every binary is built and checked.
 """
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
@@ -28,13 +26,16 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from testenv.binaries.publish import BUILD_INFO, published
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
-MODULE_DIR = REPO_ROOT / "tests" / "controlplane"
+#: the nested Go modules the test tooling builds its binaries from
+GOMOD_ROOT = REPO_ROOT / "testenv" / "gomod"
+MODULE_DIR = GOMOD_ROOT / "controlplane"
 
 BINARIES = ("kube-apiserver", "kubectl", "etcd", "kube-scheduler", "kube-controller-manager")
 PACKAGES = {
@@ -52,7 +53,6 @@ VERSION_PACKAGES = ("k8s.io/component-base/version", "k8s.io/client-go/pkg/versi
 # The module proxy does not record the commit of a tag; this placeholder makes
 # /version show a well-formed but obviously synthetic gitCommit.
 PLACEHOLDER_COMMIT = "0" * 40
-BUILD_INFO = "build-info.json"
 
 
 class BuildError(RuntimeError):
@@ -92,7 +92,7 @@ def _go_environ() -> dict[str, str]:
 
 
 def k8s_version() -> str:
-    """The k8s.io/kubernetes version required by tests/controlplane/go.mod (e.g. v1.36.3)."""
+    """The k8s.io/kubernetes version required by testenv/gomod/controlplane/go.mod (e.g. v1.36.3)."""
     text = (MODULE_DIR / "go.mod").read_text()
     m = re.search(r"^\s*(?:require\s+)?k8s\.io/kubernetes\s+(v1\.\d+\.\d+\S*)", text, re.M)
     if not m:
@@ -185,74 +185,35 @@ def build(force: bool = False, parallel: int | None = None, verbose: bool = True
         if missing:
             raise BuildError(f"KUEUE_DRA_CONTROLPLANE_BIN={override} lacks {', '.join(missing)}")
         return override
-
     env = go_env()
-    target = bin_dir(env)
-    if is_complete(target) and not force:
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    # Serialise concurrent builds (pytest-xdist workers, parallel CI steps).
-    with open(target.parent / f".{target.name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if is_complete(target) and not force:
-            return target
-        return _build_locked(env, target, force, parallel, verbose)
+    return published(bin_dir(env), is_complete, lambda tmp: _build_into(env, tmp, parallel, verbose), force=force)
 
 
-def _build_locked(env: GoEnv, target: Path, force: bool, parallel: int | None, verbose: bool) -> Path:
+def _build_into(env: GoEnv, tmp: Path, parallel: int | None, verbose: bool) -> dict:
     version = k8s_version()
     build_date = _module_time(env, version)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
-    tmp.chmod(0o755)
-    timings: dict[str, float] = {}
-    try:
-        # One invocation for all binaries: the Kubernetes ones get the version stamp; etcd carries
-        # its own version and does not link the stamped packages (-X of an absent symbol is a no-op).
-        ldflags = ["-s", "-w", *stamp_ldflags(version, build_date)]
-        cmd = [env.go, "build", "-trimpath", "-ldflags", " ".join(ldflags)]
-        if parallel:
-            cmd.append(f"-p={parallel}")
-        cmd += ["-o", f"{tmp}/", *(PACKAGES[name] for name in BINARIES)]
-        if verbose:
-            _log(f"controlplane: building {', '.join(BINARIES)} (one go build)")
-        start = time.monotonic()
-        proc = subprocess.run(cmd, cwd=MODULE_DIR, env=_go_environ(), capture_output=True, text=True)
-        timings["all"] = round(time.monotonic() - start, 1)
-        if proc.returncode != 0:
-            raise BuildError(f"go build failed (exit {proc.returncode}):\n" + proc.stderr[-6000:])
-        for name in BINARIES:
-            if GO_OUTPUT_NAME[name] != name:
-                os.rename(tmp / GO_OUTPUT_NAME[name], tmp / name)
-        if verbose:
-            _log(f"controlplane: built in {timings['all']}s")
-        _check_versions(tmp, version)
-        info = {
-            "kubernetes": version,
-            "goVersion": env.goversion,
-            "goos": env.goos,
-            "goarch": env.goarch,
-            "moduleHash": module_hash(),
-            "buildDate": build_date,
-            "buildSeconds": timings,
-        }
-        (tmp / BUILD_INFO).write_text(json.dumps(info, indent=2) + "\n")
-        old = None
-        if force and target.exists():
-            old = target.with_name(tmp.name + "-old")
-            os.rename(target, old)
-        try:
-            os.rename(tmp, target)
-            if old is not None:
-                shutil.rmtree(old, ignore_errors=True)
-        except OSError:
-            # Another process finished the same build first: use its result.
-            if not is_complete(target):
-                raise
-            shutil.rmtree(tmp, ignore_errors=True)
-        return target
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
+    # One invocation for all binaries: the Kubernetes ones get the version stamp; etcd carries
+    # its own version and does not link the stamped packages (-X of an absent symbol is a no-op).
+    ldflags = ["-s", "-w", *stamp_ldflags(version, build_date)]
+    cmd = [env.go, "build", "-trimpath", "-ldflags", " ".join(ldflags)]
+    if parallel:
+        cmd.append(f"-p={parallel}")
+    cmd += ["-o", f"{tmp}/", *(PACKAGES[name] for name in BINARIES)]
+    if verbose:
+        _log(f"controlplane: building {', '.join(BINARIES)} (one go build)")
+    start = time.monotonic()
+    proc = subprocess.run(cmd, cwd=MODULE_DIR, env=_go_environ(), capture_output=True, text=True)
+    seconds = round(time.monotonic() - start, 1)
+    if proc.returncode != 0:
+        raise BuildError(f"go build failed (exit {proc.returncode}):\n" + proc.stderr[-6000:])
+    for name in BINARIES:
+        if GO_OUTPUT_NAME[name] != name:
+            os.rename(tmp / GO_OUTPUT_NAME[name], tmp / name)
+    if verbose:
+        _log(f"controlplane: built in {seconds}s")
+    _check_versions(tmp, version)
+    return {"kubernetes": version, "goVersion": env.goversion, "goos": env.goos, "goarch": env.goarch,
+            "moduleHash": module_hash(), "buildDate": build_date, "buildSeconds": {"all": seconds}}
 
 
 def _check_versions(directory: Path, version: str) -> None:

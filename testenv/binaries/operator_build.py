@@ -19,9 +19,7 @@ nothing from the archive is copied into the repository.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
-import json
 import os
 import re
 import shutil
@@ -32,8 +30,9 @@ import tempfile
 import time
 from pathlib import Path
 
-import controlplane
-from controlplane import BuildError, GoEnv, go_env
+from testenv.binaries import controlplane
+from testenv.binaries.controlplane import BuildError, GoEnv, go_env
+from testenv.binaries.publish import BUILD_INFO, published
 
 REPO_ROOT = controlplane.REPO_ROOT
 ARCHIVE_GLOB = "openshift-kueue-operator-*.tar.xz"
@@ -41,7 +40,6 @@ PACKAGE = "./cmd/kueue-operator"
 VERSION_PKG = "github.com/openshift/kueue-operator/pkg/version"
 BINARY = "kueue-operator"
 MANIFESTS = "manifests"
-BUILD_INFO = "build-info.json"
 CRD_FILE = "kueue.openshift.io_kueues.yaml"
 CSV_FILE = "kueue-operator.clusterserviceversion.yaml"
 
@@ -113,27 +111,21 @@ def manifests_dir() -> Path:
     into the cache (keyed by the archive's sha256); no Go and no operator build needed."""
     archive = archive_path()
     target = cache_root() / f"manifests-{archive_sha256(archive)[:16]}"
-    if (target / CRD_FILE).is_file() and (target / CSV_FILE).is_file():
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
-    try:
-        with tarfile.open(archive, "r:xz") as tar:
-            members = [m for m in tar.getmembers() if m.isfile() and "/bundle/manifests/" in f"/{m.name}"]
-            for m in members:
-                m.name = Path(m.name).name
-            tar.extractall(tmp, members=members, filter="data")
-        if not (tmp / CRD_FILE).is_file():
-            raise BuildError(f"{archive.name} has no bundle/manifests/{CRD_FILE}")
-        try:
-            os.rename(tmp, target)
-        except OSError:
-            if not (target / CRD_FILE).is_file():
-                raise
-        return target
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
+    return published(target, _has_manifests, lambda tmp: _unpack_manifests(archive, tmp))
+
+
+def _has_manifests(directory: Path) -> bool:
+    return (directory / CRD_FILE).is_file() and (directory / CSV_FILE).is_file()
+
+
+def _unpack_manifests(archive: Path, tmp: Path) -> None:
+    with tarfile.open(archive, "r:xz") as tar:
+        members = [m for m in tar.getmembers() if m.isfile() and "/bundle/manifests/" in f"/{m.name}"]
+        for m in members:
+            m.name = Path(m.name).name
+        tar.extractall(tmp, members=members, filter="data")
+    if not (tmp / CRD_FILE).is_file():
+        raise BuildError(f"{archive.name} has no bundle/manifests/{CRD_FILE}")
 
 
 def _log(msg: str) -> None:
@@ -144,15 +136,8 @@ def build(force: bool = False, parallel: int | None = None, verbose: bool = True
     """Build the operator once (or reuse it); return its cache directory (binary + manifests)."""
     env = go_env()
     archive = archive_path()
-    target = bin_dir(env, archive)
-    if is_complete(target) and not force:
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with open(target.parent / f".{target.name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if is_complete(target) and not force:
-            return target
-        return _build_locked(env, archive, target, force, parallel, verbose)
+    return published(bin_dir(env, archive), is_complete,
+                     lambda tmp: _build_into(env, archive, tmp, parallel, verbose), force=force)
 
 
 def _unpack(archive: Path, into: Path) -> Path:
@@ -169,45 +154,28 @@ def _csv_version(manifests: Path) -> str:
     return m.group(1) if m else "0.0.0"
 
 
-def _build_locked(env: GoEnv, archive: Path, target: Path, force: bool, parallel: int | None,
-                  verbose: bool) -> Path:
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
-    tmp.chmod(0o755)
-    try:
-        with tempfile.TemporaryDirectory(prefix="kueue-dra-operator-src-") as src_tmp:
-            src = _unpack(archive, Path(src_tmp))
-            shutil.copytree(src / "bundle" / "manifests", tmp / MANIFESTS)
-            version = _csv_version(tmp / MANIFESTS)
-            commit = archive_commit(archive)
-            major, minor = (version.split(".") + ["0"])[:2]
-            ldflags = ["-s", "-w", f"-X {VERSION_PKG}.versionFromGit=v{version}",
-                       f"-X {VERSION_PKG}.commitFromGit={commit}", f"-X {VERSION_PKG}.majorFromGit={major}",
-                       f"-X {VERSION_PKG}.minorFromGit={minor}"]
-            cmd = [env.go, "build", "-mod=vendor", "-trimpath", "-ldflags", " ".join(ldflags)]
-            if parallel:
-                cmd.append(f"-p={parallel}")
-            cmd += ["-o", str(tmp / BINARY), PACKAGE]
-            if verbose:
-                _log(f"operator: building {BINARY} {version} ({commit}) from {archive.name}")
-            start = time.monotonic()
-            proc = subprocess.run(cmd, cwd=src, env=controlplane._go_environ(), capture_output=True, text=True)
-            seconds = round(time.monotonic() - start, 1)
-        if proc.returncode != 0:
-            raise BuildError(f"go build {PACKAGE} (operator) failed (exit {proc.returncode}):\n{proc.stderr[-6000:]}")
+def _build_into(env: GoEnv, archive: Path, tmp: Path, parallel: int | None, verbose: bool) -> dict:
+    with tempfile.TemporaryDirectory(prefix="kueue-dra-operator-src-") as src_tmp:
+        src = _unpack(archive, Path(src_tmp))
+        shutil.copytree(src / "bundle" / "manifests", tmp / MANIFESTS)
+        version = _csv_version(tmp / MANIFESTS)
+        commit = archive_commit(archive)
+        major, minor = (version.split(".") + ["0"])[:2]
+        ldflags = ["-s", "-w", f"-X {VERSION_PKG}.versionFromGit=v{version}",
+                   f"-X {VERSION_PKG}.commitFromGit={commit}", f"-X {VERSION_PKG}.majorFromGit={major}",
+                   f"-X {VERSION_PKG}.minorFromGit={minor}"]
+        cmd = [env.go, "build", "-mod=vendor", "-trimpath", "-ldflags", " ".join(ldflags)]
+        if parallel:
+            cmd.append(f"-p={parallel}")
+        cmd += ["-o", str(tmp / BINARY), PACKAGE]
         if verbose:
-            _log(f"operator: built in {seconds}s")
-        info = {"operator": version, "commit": commit, "archive": archive.name,
-                "archiveSha256": archive_sha256(archive), "goVersion": env.goversion, "goos": env.goos,
-                "goarch": env.goarch, "buildSeconds": seconds}
-        (tmp / BUILD_INFO).write_text(json.dumps(info, indent=2) + "\n")
-        if force and target.exists():
-            shutil.rmtree(target)
-        try:
-            os.rename(tmp, target)
-        except OSError:
-            if not is_complete(target):
-                raise
-        return target
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
+            _log(f"operator: building {BINARY} {version} ({commit}) from {archive.name}")
+        start = time.monotonic()
+        proc = subprocess.run(cmd, cwd=src, env=controlplane._go_environ(), capture_output=True, text=True)
+        seconds = round(time.monotonic() - start, 1)
+    if proc.returncode != 0:
+        raise BuildError(f"go build {PACKAGE} (operator) failed (exit {proc.returncode}):\n{proc.stderr[-6000:]}")
+    if verbose:
+        _log(f"operator: built in {seconds}s")
+    return {"operator": version, "commit": commit, "archive": archive.name, "archiveSha256": archive_sha256(archive),
+            "goVersion": env.goversion, "goos": env.goos, "goarch": env.goarch, "buildSeconds": seconds}

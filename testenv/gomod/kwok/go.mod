@@ -1,7 +1,7 @@
 // Builds KWOK, the fake nodes of the lifecycle test cluster.
 // Regenerate go.sum with: scripts/controlplane kwok-gomod
 
-module kueue-dra/tests/kwok
+module kueue-dra/testenv/gomod/kwok
 
 go 1.26.0
 

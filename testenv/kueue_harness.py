@@ -45,8 +45,9 @@ from pathlib import Path
 
 import yaml
 
-import crds as crds_mod
-from harness import Cluster, ClusterError, _http_ok, _Proc, free_port
+from testenv.binaries import crds as crds_mod
+from testenv.harness import Cluster, ClusterError
+from testenv.procs import _http_ok, _Proc, free_port
 
 NAMESPACE = "kueue-system"
 SECRET = "kueue-webhook-server-cert"

@@ -31,7 +31,7 @@ from typing import Any
 from collections.abc import Callable, Iterable, Iterator
 from urllib.parse import urlencode, urlsplit
 
-from harness import REPO_ROOT
+from testenv.harness import REPO_ROOT
 
 Obj = dict[str, Any]
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from kubectl_kueue_dra.cli import Environment, main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[1]  # the repository root
 #: a run owns the process's streams, environment and working directory while it lasts, so runs
 #: from several threads (the oracle explains its scenarios from a thread pool) take turns
 _ONE_AT_A_TIME = threading.Lock()

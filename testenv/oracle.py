@@ -22,9 +22,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from harness import Cluster, run_plugin
-from kueue_harness import KueueRunner, KueueSetup
-from oracle_scenarios import FLAVOR, Scenario, World
+from testenv.harness import Cluster, run_plugin
+from testenv.kueue_harness import KueueRunner, KueueSetup
+from testenv.oracle_scenarios import FLAVOR, Scenario, World
 
 from kubectl_kueue_dra.dra.quantity import parse_quantity
 from kubectl_kueue_dra.kueue.diagnose import cause_of

@@ -88,7 +88,7 @@ def crd_paths() -> list[CRDFile]:
 
 def operator_crd_path() -> Path:
     """The operator's published ``kueues.kueue.openshift.io`` CRD, from its source archive."""
-    import operator_build
+    from testenv.binaries import operator_build
 
     try:
         return operator_build.manifests_dir() / operator_build.CRD_FILE

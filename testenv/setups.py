@@ -14,7 +14,7 @@ from pathlib import Path
 
 import yaml
 
-from harness import REPO_ROOT, Cluster
+from testenv.harness import REPO_ROOT, Cluster
 
 EXAMPLES = REPO_ROOT / "examples"
 SETUPS = ("resourceclaimtemplate", "extended-resource", "mig-partitionable")
