@@ -15,7 +15,7 @@ from testenv import oracle
 from testenv.kueue_harness import KueueRunner
 from testenv.lifecycle import Lifecycle, fake_node
 from testenv.lifecycle_scenarios import QUOTA, SCENARIO_LABEL, WORLD, LifeScenario, placed, resolve, slices_of
-from testenv.oracle_scenarios import FLAVOR, cluster_queue
+from testenv.builders import FLAVOR, cluster_queue, local_queue, resource_flavor
 
 POD_TIMEOUT = 120.0
 UNSCHEDULABLE_STABLE = 3.0  # seconds a pod must stay Unschedulable with its claims unallocated
@@ -124,8 +124,7 @@ def setup_world(life: Lifecycle, runner: KueueRunner, scens: list[LifeScenario])
     oracle.load_world(c, WORLD)
     runner.ensure(oracle.setup_of(WORLD))
     t_kueue = time.monotonic()
-    c.apply({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor",
-             "metadata": {"name": FLAVOR}, "spec": {}})
+    c.apply(resource_flavor(FLAVOR))
     nodes = [fake_node(s.node_name(n), {SCENARIO_LABEL: s.id, **n.labels}) for s in scens for n in s.nodes]
     node_seconds = life.add_nodes(nodes)
     c.apply([sl for s in scens for sl in slices_of(s)])
@@ -149,8 +148,7 @@ def run(life: Lifecycle, runner: KueueRunner, scens: list[LifeScenario], log=pri
     for s, ns in created:
         cq = f"cq-{ns}"
         rest += [cluster_queue(cq, QUOTA),
-                 {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue",
-                  "metadata": {"name": "lq", "namespace": ns}, "spec": {"clusterQueue": cq}}]
+                 local_queue("lq", cq, ns)]
         for o in s.before:
             o = resolve(s, placed(s, o) if o["kind"] == "Job" else json.loads(json.dumps(o)))
             o["metadata"]["namespace"] = ns

@@ -16,7 +16,8 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from testenv.oracle_scenarios import V19, World, container, device_class, job, pod_spec, request, template
+from testenv.builders import container, device_class, job, pod_spec, request, template
+from testenv.oracle_scenarios import V19, World
 from testenv.scale import ex
 
 DRIVER = ex.DRIVER

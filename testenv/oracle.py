@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 
 from testenv.harness import Cluster, run_plugin
 from testenv.kueue_harness import KueueRunner, KueueSetup
-from testenv.oracle_scenarios import FLAVOR, Scenario, World
+from testenv.builders import FLAVOR, local_queue, resource_flavor
+from testenv.oracle_scenarios import Scenario, World
 
 from kubectl_kueue_dra.dra.quantity import parse_quantity
 from kubectl_kueue_dra.kueue.diagnose import cause_of
@@ -119,8 +120,7 @@ def create_scenarios(cluster: Cluster, group: list[Scenario], run_id: str) -> li
         namespaces.append({"apiVersion": "v1", "kind": "Namespace",
                            "metadata": {"name": ns, "labels": dict(s.namespace_labels)}})
         rest += [s.cluster_queue(cq),
-                 {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue",
-                  "metadata": {"name": "lq", "namespace": ns}, "spec": {"clusterQueue": cq}}]
+                 local_queue("lq", cq, ns)]
         for o in s.cluster_objects(cq):
             if o["kind"] == "LocalQueue":
                 o["metadata"]["namespace"] = ns
@@ -339,8 +339,7 @@ def run_matrix(cluster: Cluster, runners: dict[str, KueueRunner], scens: list[Sc
     t0 = time.monotonic()
     run_id = f"{int(time.time()) % 100000}"
     rows: list[Row] = []
-    cluster.apply({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor",
-                   "metadata": {"name": FLAVOR}, "spec": {}})
+    cluster.apply(resource_flavor(FLAVOR))
     current: KueueRunner | None = None
     for world, group in group_by_world(scens):
         tw = time.monotonic()

@@ -12,7 +12,8 @@ import secrets
 
 import pytest
 
-from testenv.build import controlplane
+from testenv.binaries import controlplane
+from testenv.builders import cluster_queue, device, device_class, resource_slice
 from testenv.harness import run_plugin
 
 DRIVER = "gpu.example.com"
@@ -94,15 +95,7 @@ def test_crds_established(cluster):
 
 def test_kueue_objects_roundtrip_between_versions(cluster, create):
     name = _unique("cq")
-    create(cluster, {
-        "apiVersion": "kueue.x-k8s.io/v1beta2",
-        "kind": "ClusterQueue",
-        "metadata": {"name": name},
-        "spec": {"namespaceSelector": {}, "resourceGroups": [{
-            "coveredResources": ["example.com/gpu"],
-            "flavors": [{"name": "default", "resources": [{"name": "example.com/gpu", "nominalQuota": "4"}]}],
-        }]},
-    })
+    create(cluster, cluster_queue(name, {"example.com/gpu": "4"}, flavor="default"))
     got = cluster.get_json(f"clusterqueues.v1beta2.kueue.x-k8s.io/{name}")
     assert got["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0]["nominalQuota"] == "4"
     # Without a conversion webhook the older served version still reads (apiVersion rewrite only).
@@ -168,15 +161,7 @@ def test_create_namespace_is_fresh(cluster):
 
 # ----------------------------------------------------------------- DRA gates
 def _device_class(name: str) -> dict:
-    return {
-        "apiVersion": "resource.k8s.io/v1",
-        "kind": "DeviceClass",
-        "metadata": {"name": name},
-        "spec": {
-            "selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}],
-            "extendedResourceName": "example.com/gpu",
-        },
-    }
+    return device_class(name, f'device.driver == "{DRIVER}"', er="example.com/gpu")
 
 
 def _partitioned_slices(prefix: str) -> tuple[dict, dict]:
@@ -184,34 +169,11 @@ def _partitioned_slices(prefix: str) -> tuple[dict, dict]:
 
     Since 1.35 a ResourceSlice holds either devices or shared counters, never both.
     """
-    pool = {"name": prefix, "generation": 1, "resourceSliceCount": 2}
-    counters = {
-        "apiVersion": "resource.k8s.io/v1",
-        "kind": "ResourceSlice",
-        "metadata": {"name": f"{prefix}-counters"},
-        "spec": {
-            "driver": DRIVER,
-            "pool": pool,
-            "nodeName": "fake-node",
-            "sharedCounters": [{"name": "gpu-0", "counters": {"memory": {"value": "40Gi"}}}],
-        },
-    }
-    devices = {
-        "apiVersion": "resource.k8s.io/v1",
-        "kind": "ResourceSlice",
-        "metadata": {"name": f"{prefix}-devices"},
-        "spec": {
-            "driver": DRIVER,
-            "pool": pool,
-            "nodeName": "fake-node",
-            "devices": [{
-                "name": "gpu-0-part-0",
-                "attributes": {"type": {"string": "partition"}},
-                "capacity": {"memory": {"value": "10Gi"}},
-                "consumesCounters": [{"counterSet": "gpu-0", "counters": {"memory": {"value": "10Gi"}}}],
-            }],
-        },
-    }
+    counters = resource_slice(f"{prefix}-counters", DRIVER, prefix, counter_sets={"gpu-0": {"memory": "40Gi"}},
+                              slice_count=2, node="fake-node")
+    part = device("gpu-0-part-0", [("gpu-0", {"memory": "10Gi"})], type="partition")
+    part["capacity"] = {"memory": {"value": "10Gi"}}
+    devices = resource_slice(f"{prefix}-devices", DRIVER, prefix, devices=[part], slice_count=2, node="fake-node")
     return counters, devices
 
 

@@ -6,6 +6,7 @@ import json
 import pytest
 
 from testenv import setups
+from testenv.builders import limit_range
 from testenv.harness import REPO_ROOT, run_plugin
 
 CASES = [
@@ -155,9 +156,8 @@ def test_limit_range_defaults_and_an_unreadable_limit_range_list(cluster_gates_o
 
     c = cluster_gates_on
     ns = c.create_namespace("limits")
-    c.apply([{"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "defaults", "namespace": ns},
-              "spec": {"limits": [{"type": "Container", "default": {"cpu": "1", "memory": "1Gi"},
-                                   "defaultRequest": {"cpu": "300m", "memory": "256Mi"}}]}},
+    c.apply([limit_range("defaults", {"type": "Container", "default": {"cpu": "1", "memory": "1Gi"},
+                                      "defaultRequest": {"cpu": "300m", "memory": "256Mi"}}, namespace=ns),
              {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "kata-live"},
               "handler": "kata", "overhead": {"podFixed": {"cpu": "250m", "memory": "160Mi"}}}])
     job = {"apiVersion": "batch/v1", "kind": "Job",
