@@ -25,14 +25,35 @@ import urllib.request
 from pathlib import Path
 
 from testenv import pki
+from testenv.binaries import controlplane
 from testenv.procs import _LIVE, _http_ok, _Proc, free_port
 from testenv.binaries import crds as crds_mod
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 READER_CLUSTERROLE = REPO_ROOT / "deploy" / "rbac" / "reader-clusterrole.yaml"
 
-GATES_ON = {"DRAExtendedResource": True, "DRAPartitionableDevices": True}
-GATES_OFF = {"DRAExtendedResource": False, "DRAPartitionableDevices": False}
+#: The DRA gates the tests turn on and off, and their defaults, per kube-apiserver minor (read in
+#: pkg/features/kube_features.go of each k8s.io/kubernetes): both exist from 1.34 on, alpha and off
+#: by default in 1.34 and 1.35, beta and on by default in 1.36. Both depend on
+#: DynamicResourceAllocation only, which is GA and on in all three (locked on from 1.35).
+DRA_GATES = ("DRAExtendedResource", "DRAPartitionableDevices")
+#: their stage per minor (the same for both): an alpha gate is off by default, a beta one on
+DRA_GATE_STAGE = {"1.34": "ALPHA", "1.35": "ALPHA", "1.36": "BETA"}
+
+
+def dra_gate_stage(version: str) -> str:
+    """ALPHA or BETA: the stage of both DRA gates in a kube-apiserver version (e.g. v1.34.4)."""
+    minor = ".".join(version.lstrip("v").split(".")[:2])
+    if minor not in DRA_GATE_STAGE:
+        raise ClusterError(f"no DRA gates known for kube-apiserver {version} (known: {', '.join(DRA_GATE_STAGE)})")
+    return DRA_GATE_STAGE[minor]
+
+
+def dra_gates(version: str, on: bool) -> dict[str, bool]:
+    """Both DRA gates on or off for a kube-apiserver version."""
+    dra_gate_stage(version)  # a version whose gates are not known is refused, not guessed
+    return dict.fromkeys(DRA_GATES, on)
+
 
 USERS = {
     # context/user name: groups
@@ -48,6 +69,13 @@ START_TIMEOUT = float(os.environ.get("KUEUE_DRA_START_TIMEOUT", "180"))
 
 class ClusterError(RuntimeError):
     pass
+
+
+#: the gates of the two test clusters for the version the tests run (KUEUE_DRA_KUBE_VERSION):
+#: GATES_ON turns both on (on 1.34 and 1.35 that enables alpha gates), GATES_OFF turns both off
+#: (the 1.34 and 1.35 defaults); both are passed explicitly, whatever the defaults
+GATES_ON = dra_gates(controlplane.kube_version(), True)
+GATES_OFF = dra_gates(controlplane.kube_version(), False)
 
 
 class KubectlError(subprocess.CalledProcessError):
@@ -123,6 +151,10 @@ class Cluster:
         self._apiserver: _Proc | None = None
         self._ns_counter = itertools.count(1)
         self._ssl = None
+        #: the kube-apiserver this cluster runs (KUEUE_DRA_KUBE_VERSION selects another version
+        #: than the bin dir's own) and its version, read from the binary once it is known
+        self.apiserver_binary = self.bin_dir / "kube-apiserver"
+        self.kube_version = ""
 
     # ----------------------------------------------------------------- lifecycle
     @classmethod
@@ -139,6 +171,8 @@ class Cluster:
 
     def _start(self) -> None:
         t0 = time.monotonic()
+        self.apiserver_binary = controlplane.apiserver_binary(self.bin_dir)
+        self.kube_version = controlplane.apiserver_version(self.apiserver_binary.parent)
         self.pki = pki.generate(self.dir / "pki")
         self._start_etcd()
         self._start_apiserver()
@@ -190,7 +224,7 @@ class Cluster:
         tokens.chmod(0o600)
         gates = ",".join(f"{k}={str(v).lower()}" for k, v in sorted(self.feature_gates.items()))
         argv = [
-            str(self.bin_dir / "kube-apiserver"),
+            str(self.apiserver_binary),
             f"--etcd-servers={self.etcd_url}",
             "--advertise-address=127.0.0.1",
             "--bind-address=127.0.0.1",

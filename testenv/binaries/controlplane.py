@@ -91,13 +91,40 @@ def _go_environ() -> dict[str, str]:
     return env
 
 
-def k8s_version() -> str:
-    """The k8s.io/kubernetes version required by testenv/gomod/controlplane/go.mod (e.g. v1.36.3)."""
-    text = (MODULE_DIR / "go.mod").read_text()
+def k8s_version(directory: Path = MODULE_DIR) -> str:
+    """The k8s.io/kubernetes version a module requires; by default the default version, the one
+    testenv/gomod/controlplane/go.mod requires (e.g. v1.36.3)."""
+    text = (directory / "go.mod").read_text()
     m = re.search(r"^\s*(?:require\s+)?k8s\.io/kubernetes\s+(v1\.\d+\.\d+\S*)", text, re.M)
     if not m:
-        raise BuildError(f"k8s.io/kubernetes is not required in {MODULE_DIR / 'go.mod'}")
+        raise BuildError(f"k8s.io/kubernetes is not required in {directory / 'go.mod'}")
     return m.group(1)
+
+
+#: selects the kube-apiserver version of the test clusters (scripts/controlplane, scripts/test,
+#: the pytest cluster suite, scripts/oracle, build() and Cluster.start); unset: the default version
+VERSION_ENV = "KUEUE_DRA_KUBE_VERSION"
+
+
+def kube_version() -> str:
+    """The kube-apiserver version the test clusters run: KUEUE_DRA_KUBE_VERSION, else the default."""
+    return os.environ.get(VERSION_ENV) or k8s_version()
+
+
+def apiserver_modules() -> dict[str, Path]:
+    """{version: module dir} of every kube-apiserver version there is a module for: the default
+    one (testenv/gomod/controlplane) and the extra ones (testenv/gomod/controlplane/v1.<minor>,
+    kube-apiserver alone; scripts/gen-controlplane-gomod writes them)."""
+    dirs = [MODULE_DIR, *sorted(d for d in MODULE_DIR.glob("v1.*") if (d / "go.mod").is_file())]
+    return {k8s_version(d): d for d in dirs}
+
+
+def apiserver_module(version: str) -> Path:
+    modules = apiserver_modules()
+    if version not in modules:
+        raise BuildError(f"no module for kube-apiserver {version} (have: {', '.join(modules)}); "
+                         f"scripts/gen-controlplane-gomod {version} writes one")
+    return modules[version]
 
 
 def module_hash(directory: Path = MODULE_DIR) -> str:
@@ -116,11 +143,17 @@ def cache_root() -> Path:
     return Path(xdg) / "kueue-dra" / "controlplane"
 
 
-def bin_dir(env: GoEnv | None = None) -> Path:
-    """The cache directory for the current module, Go toolchain and platform."""
+def bin_dir(env: GoEnv | None = None, version: str | None = None) -> Path:
+    """The cache directory of the binaries for ``version`` (default: ``kube_version()``), the Go
+    toolchain and the platform. An extra version's directory holds its own kube-apiserver and
+    links to the other four binaries of the default version's directory (both module hashes are
+    in its name)."""
     env = env or go_env()
-    key = f"{k8s_version()}-{env.goos}-{env.goarch}-{env.goversion}-{module_hash()}"
-    return cache_root() / key
+    version = version or kube_version()
+    default = f"{k8s_version()}-{env.goos}-{env.goarch}-{env.goversion}-{module_hash()}"
+    if version == k8s_version():
+        return cache_root() / default
+    return cache_root() / f"{version}-apiserver-{module_hash(apiserver_module(version))}-with-{default}"
 
 
 def is_complete(directory: Path) -> bool:
@@ -135,12 +168,12 @@ def override_dir() -> Path | None:
     return Path(value) if value else None
 
 
-def existing_bin_dir() -> Path | None:
+def existing_bin_dir(version: str | None = None) -> Path | None:
     """The bin dir if the binaries are already built, else None."""
     override = override_dir()
     if override is not None:
         return override if all(os.access(override / b, os.X_OK) for b in BINARIES) else None
-    d = bin_dir()
+    d = bin_dir(version=version)
     return d if is_complete(d) else None
 
 
@@ -163,11 +196,11 @@ def stamp_ldflags(version: str, build_date: str) -> list[str]:
     return flags
 
 
-def _module_time(env: GoEnv, version: str) -> str:
-    """The publication time of k8s.io/kubernetes@version: a reproducible buildDate."""
+def _module_time(env: GoEnv, directory: Path = MODULE_DIR) -> str:
+    """The publication time of the k8s.io/kubernetes the module requires: a reproducible buildDate."""
     out = subprocess.run(
         [env.go, "list", "-m", "-json", "k8s.io/kubernetes"],
-        check=True, capture_output=True, text=True, env=_go_environ(), cwd=MODULE_DIR,
+        check=True, capture_output=True, text=True, env=_go_environ(), cwd=directory,
     ).stdout
     t = json.loads(out).get("Time") or "1970-01-01T00:00:00Z"
     return t
@@ -177,8 +210,11 @@ def _log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-def build(force: bool = False, parallel: int | None = None, verbose: bool = True) -> Path:
-    """Build the binaries once (or reuse them) and return the bin dir."""
+def build(force: bool = False, parallel: int | None = None, verbose: bool = True,
+          version: str | None = None) -> Path:
+    """Build the binaries once (or reuse them) and return the bin dir. ``version`` (default:
+    KUEUE_DRA_KUBE_VERSION, else the default version) picks the kube-apiserver; for an extra
+    version only kube-apiserver is built, the other binaries are the default version's."""
     override = override_dir()
     if override is not None:
         missing = [b for b in BINARIES if not os.access(override / b, os.X_OK)]
@@ -186,12 +222,46 @@ def build(force: bool = False, parallel: int | None = None, verbose: bool = True
             raise BuildError(f"KUEUE_DRA_CONTROLPLANE_BIN={override} lacks {', '.join(missing)}")
         return override
     env = go_env()
-    return published(bin_dir(env), is_complete, lambda tmp: _build_into(env, tmp, parallel, verbose), force=force)
+    version = version or kube_version()
+    default_force = force and version == k8s_version()
+    default = published(bin_dir(env, k8s_version()), is_complete,
+                        lambda tmp: _build_into(env, tmp, parallel, verbose), force=default_force)
+    if version == k8s_version():
+        return default
+    return published(bin_dir(env, version), is_complete,
+                     lambda tmp: _build_apiserver_into(env, version, tmp, default, parallel, verbose), force=force)
+
+
+def _build_apiserver_into(env: GoEnv, version: str, tmp: Path, default: Path, parallel: int | None,
+                          verbose: bool) -> dict:
+    """kube-apiserver of an extra version from its own module; links to the default's others."""
+    moddir = apiserver_module(version)
+    build_date = _module_time(env, moddir)
+    cmd = [env.go, "build", "-trimpath", "-ldflags", " ".join(["-s", "-w", *stamp_ldflags(version, build_date)])]
+    if parallel:
+        cmd.append(f"-p={parallel}")
+    cmd += ["-o", str(tmp / "kube-apiserver"), PACKAGES["kube-apiserver"]]
+    if verbose:
+        _log(f"controlplane: building kube-apiserver {version}")
+    start = time.monotonic()
+    proc = subprocess.run(cmd, cwd=moddir, env=_go_environ(), capture_output=True, text=True)
+    seconds = round(time.monotonic() - start, 1)
+    if proc.returncode != 0:
+        raise BuildError(f"go build kube-apiserver {version} failed (exit {proc.returncode}):\n" + proc.stderr[-6000:])
+    if verbose:
+        _log(f"controlplane: built kube-apiserver {version} in {seconds}s")
+    _check_apiserver(tmp, version)
+    for name in BINARIES:
+        if name != "kube-apiserver":
+            os.symlink(default / name, tmp / name)
+    return {"kubernetes": version, "others": k8s_version(), "othersDir": str(default), "goVersion": env.goversion,
+            "goos": env.goos, "goarch": env.goarch, "moduleHash": module_hash(moddir), "buildDate": build_date,
+            "buildSeconds": {"kube-apiserver": seconds}}
 
 
 def _build_into(env: GoEnv, tmp: Path, parallel: int | None, verbose: bool) -> dict:
     version = k8s_version()
-    build_date = _module_time(env, version)
+    build_date = _module_time(env)
     # One invocation for all binaries: the Kubernetes ones get the version stamp; etcd carries
     # its own version and does not link the stamped packages (-X of an absent symbol is a no-op).
     ldflags = ["-s", "-w", *stamp_ldflags(version, build_date)]
@@ -216,12 +286,45 @@ def _build_into(env: GoEnv, tmp: Path, parallel: int | None, verbose: bool) -> d
             "moduleHash": module_hash(), "buildDate": build_date, "buildSeconds": {"all": seconds}}
 
 
+def apiserver_binary(directory: Path, version: str | None = None) -> Path:
+    """The kube-apiserver a cluster started with the bin dir ``directory`` runs. With no
+    ``version`` and KUEUE_DRA_KUBE_VERSION unset, the directory's own; else the one of that
+    version: the directory's own when it is that version, else the extra version's (built once).
+    Prebuilt binaries (KUEUE_DRA_CONTROLPLANE_BIN) of another version are an error."""
+    version = version or os.environ.get(VERSION_ENV)
+    own = directory / "kube-apiserver"
+    if not version:
+        return own
+    try:
+        built = json.loads((directory / BUILD_INFO).read_text()).get("kubernetes")
+    except (OSError, ValueError):
+        built = None
+    if built == version:
+        return own
+    if built is None:
+        actual = apiserver_version(directory)
+        if actual != version:
+            raise BuildError(f"{own} is {actual}, but {VERSION_ENV} asks for {version}")
+        return own
+    return build(version=version) / "kube-apiserver"
+
+
+def apiserver_version(directory: Path) -> str:
+    """What ``kube-apiserver --version`` in ``directory`` says (e.g. v1.34.4)."""
+    out = subprocess.run([str(directory / "kube-apiserver"), "--version"], capture_output=True, text=True, timeout=60)
+    m = re.search(r"(v1\.\d+\.\d+\S*)", out.stdout)
+    if out.returncode != 0 or not m:
+        raise BuildError(f"kube-apiserver --version printed {out.stdout.strip()!r} {out.stderr.strip()!r}")
+    return m.group(1)
+
+
+def _check_apiserver(directory: Path, version: str) -> None:
+    if apiserver_version(directory) != version:
+        raise BuildError(f"{directory / 'kube-apiserver'} is {apiserver_version(directory)}, want {version}")
+
+
 def _check_versions(directory: Path, version: str) -> None:
-    out = subprocess.run(
-        [str(directory / "kube-apiserver"), "--version"], capture_output=True, text=True, timeout=60
-    )
-    if out.returncode != 0 or version not in out.stdout:
-        raise BuildError(f"kube-apiserver --version printed {out.stdout.strip()!r} {out.stderr.strip()!r}, want {version}")
+    _check_apiserver(directory, version)
     out = subprocess.run(
         [str(directory / "kubectl"), "version", "--client", "-o", "json"],
         capture_output=True, text=True, timeout=60,

@@ -5,5 +5,5 @@ scenario sets"). Everything public is re-exported; the names below are the stabl
 import _repo_root  # noqa: F401  (the repository root on sys.path)
 from testenv.binaries.controlplane import *  # noqa: F403
 from testenv.binaries.controlplane import (  # noqa: F401
-    BuildError, GoNotFound, build, existing_bin_dir, k8s_version,
+    BuildError, GoNotFound, build, existing_bin_dir, k8s_version, kube_version,
 )
