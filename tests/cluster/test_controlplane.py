@@ -14,7 +14,7 @@ import pytest
 
 from testenv.binaries import controlplane
 from testenv.builders import cluster_queue, device, device_class, resource_slice
-from testenv.harness import run_plugin
+from testenv.harness import DRA_GATES, dra_gate_stage, run_plugin
 
 DRIVER = "gpu.example.com"
 
@@ -41,11 +41,12 @@ def create(request):
 def test_version_is_stamped(cluster):
     out = cluster.kubectl("get", "--raw", "/version").stdout
     info = json.loads(out)
-    want = controlplane.k8s_version()
-    assert info["gitVersion"] == want
+    want = controlplane.kube_version()  # KUEUE_DRA_KUBE_VERSION, else the default version
+    assert info["gitVersion"] == want == cluster.kube_version
     assert (info["major"], info["minor"]) == tuple(want[1:].split(".")[:2])
     client = json.loads(cluster.kubectl("version", "-o", "json").stdout)
-    assert client["clientVersion"]["gitVersion"] == want
+    # kubectl is always the default version's (an extra version builds kube-apiserver alone)
+    assert client["clientVersion"]["gitVersion"] == controlplane.k8s_version()
     assert client["serverVersion"]["gitVersion"] == want
 
 
@@ -262,8 +263,9 @@ def test_gates_off_rejects_per_device_node_selection(cluster_gates_off, create):
 def test_feature_gate_metrics(request, fixture, value):
     c = request.getfixturevalue(fixture)
     metrics = c.kubectl("get", "--raw", "/metrics", context="reader").stdout
-    for gate in ("DRAExtendedResource", "DRAPartitionableDevices"):
-        assert f'kubernetes_feature_enabled{{name="{gate}",stage="BETA"}} {value}' in metrics.splitlines()
+    stage = dra_gate_stage(c.kube_version)  # BETA in 1.36, ALPHA in 1.34 and 1.35
+    for gate in DRA_GATES:
+        assert f'kubernetes_feature_enabled{{name="{gate}",stage="{stage}"}} {value}' in metrics.splitlines()
     assert 'kubernetes_feature_enabled{name="DynamicResourceAllocation",stage=""} 1' in metrics.splitlines()
 
 

@@ -239,7 +239,7 @@ def test_cluster_commands_through_the_frozen_binary(installed, cluster_gates_on)
     proc = installed.run("kueue-dra", "version", "-o", "json", *kc)
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
-    assert doc["serverVersion"]["gitVersion"] == controlplane.k8s_version()
+    assert doc["serverVersion"]["gitVersion"] == controlplane.kube_version()
     assert doc["clientVersion"]["frozen"] is True
 
     # names completed from the cluster, as for `kubectl kueue-dra -n kube<TAB>`
