@@ -16,7 +16,8 @@ Kueue expects to run in a pod with a Service in front of its webhooks. Out of cl
 * the Configuration turns leader election off, metrics off (``bindAddress: "0"``), binds the
   health probe and the webhook server to free ports on 127.0.0.1, and manages batch/job only;
 * ``--feature-gates`` carries ``VisibilityOnDemand=false`` (the visibility server writes certs
-  to ``/visibility``) plus the scenario's gates. The same text goes into the Deployment object's
+  to ``/visibility``; ``visibility=True`` turns it on in a mount namespace of its own, see
+  testenv/visibility.py) plus the scenario's gates. The same text goes into the Deployment object's
   arguments below;
 * ``explain`` finds Kueue's configuration and version through Deployment
   ``kueue-controller-manager`` and ConfigMap ``kueue-manager-config`` in ``kueue-system``: both are
@@ -47,6 +48,7 @@ import yaml
 
 from testenv.binaries import crds as crds_mod
 from testenv.harness import Cluster, ClusterError
+from testenv import visibility
 from testenv.procs import _http_ok, _Proc, free_port
 
 NAMESPACE = "kueue-system"
@@ -79,8 +81,10 @@ class KueueSetup:
     def mapping_list(self) -> list[dict]:
         return [json.loads(m) for m in self.mappings]
 
-    def gate_flag(self) -> str:
-        gates = {"VisibilityOnDemand": False, **dict(self.gates)}
+    def gate_flag(self, visibility: bool = False) -> str:
+        """Kueue's --feature-gates: the setup's, and VisibilityOnDemand only for a runner that
+        serves the visibility API (its server wants the fixed directory /visibility)."""
+        gates = {"VisibilityOnDemand": visibility, **dict(self.gates)}
         return ",".join(f"{k}={str(v).lower()}" for k, v in gates.items())
 
 
@@ -175,9 +179,12 @@ class KueueRunner:
     setup: KueueSetup | None = None
     starts: int = 0
     start_seconds: list = field(default_factory=list)
+    #: serve Kueue's visibility API through the API server's aggregation layer (testenv/visibility.py)
+    visibility: bool = False
 
     def __post_init__(self) -> None:
         self.webhook_port = free_port()
+        self.visibility_port = free_port()
         self.cert_dir = self.dir / "certs"
         self._proc: _Proc | None = None
         self._installed = False
@@ -214,8 +221,8 @@ class KueueRunner:
     def rendered_configuration(self, text: str, health_port: int) -> dict:
         """A configuration the OpenShift operator rendered, changed only where a process outside a
         pod must differ: no leader election, probes and webhooks on free ports of 127.0.0.1, no
-        metrics server, ``VisibilityOnDemand: false`` in its featureGates (the visibility server
-        wants ``/visibility``), and the certificates handled as for every oracle run: internal cert
+        metrics server, ``VisibilityOnDemand`` in its featureGates as the runner's ``visibility`` (the
+        visibility server wants ``/visibility``: testenv/visibility.py), and the certificates handled as for every oracle run: internal cert
         management in ``kueue-system`` (with cert-manager's, ``internalCertManagement: false``, Kueue
         reads its metrics certificate from the fixed path ``/etc/kueue/metrics/certs``, which a test
         must not write). The mappings, gates, integrations and the rest are the operator's."""
@@ -227,7 +234,9 @@ class KueueRunner:
         cfg["metrics"] = {**(cfg.get("metrics") or {}), "bindAddress": "0"}
         cfg["webhook"] = {**(cfg.get("webhook") or {}), "host": "127.0.0.1", "port": self.webhook_port,
                           "certDir": str(self.cert_dir)}
-        cfg["featureGates"] = {**(cfg.get("featureGates") or {}), "VisibilityOnDemand": False}
+        cfg["featureGates"] = {**(cfg.get("featureGates") or {}), "VisibilityOnDemand": self.visibility}
+        if self.visibility:
+            cfg["visibilityServer"] = {"bindAddress": "127.0.0.1", "bindPort": self.visibility_port}
         return cfg
 
     def configuration(self, setup: KueueSetup, health_port: int) -> dict:
@@ -243,6 +252,8 @@ class KueueRunner:
             "webhook": {"host": "127.0.0.1", "port": self.webhook_port, "certDir": str(self.cert_dir)},
             "integrations": {"frameworks": ["batch/job"]},
         }
+        if self.visibility:
+            cfg["visibilityServer"] = {"bindAddress": "127.0.0.1", "bindPort": self.visibility_port}
         if setup.mappings:
             cfg["resources"] = {"deviceClassMappings": setup.mapping_list}
         for key, value in json.loads(setup.extra).items():
@@ -282,14 +293,16 @@ class KueueRunner:
         cfg = self.configuration(setup, health)
         text = yaml.safe_dump(cfg, sort_keys=False)
         if not setup.rendered:  # else the operator's ConfigMap and Deployment are in the cluster
-            self._publish(text, setup.gate_flag())
+            self._publish(text, setup.gate_flag(self.visibility))
         self.starts += 1
         cfg_path = self.dir / f"config-{self.starts}.yaml"
         cfg_path.write_text(text)
         argv = [str(self.binary), f"--config={cfg_path}", f"--kubeconfig={self.cluster.kubeconfig}",
                 f"--zap-log-level={LOG_LEVEL}"]
         if not setup.rendered:  # the rendered configuration has featureGates: Kueue refuses both
-            argv.append(f"--feature-gates={setup.gate_flag()}")
+            argv.append(f"--feature-gates={setup.gate_flag(self.visibility)}")
+        if self.visibility:
+            argv = self._serve_visibility(argv)
         t0 = time.monotonic()
         self._proc = _Proc("kueue", argv, self.dir / f"kueue-{self.starts}.log")
         deadline = t0 + START_TIMEOUT
@@ -299,6 +312,8 @@ class KueueRunner:
                 raise ClusterError(f"kueue exited with {self._proc.popen.returncode} before /readyz:\n"
                                    f"{self._proc.tail(30)}")
             if _http_ok(url):
+                if self.visibility:
+                    visibility.wait_available(self.cluster, self._proc.alive, lambda: self._proc.tail(30))
                 self.setup = setup
                 self.start_seconds.append(round(time.monotonic() - t0, 1))
                 return True
@@ -306,6 +321,14 @@ class KueueRunner:
         tail = self._proc.tail(30)
         self.stop()
         raise ClusterError(f"timed out after {START_TIMEOUT}s waiting for kueue /readyz:\n{tail}")
+
+    def _serve_visibility(self, argv: list[str]) -> list[str]:
+        """Register the visibility APIServices for this Kueue, and run it with its certificate at
+        /visibility in a mount namespace of its own."""
+        certs = self.dir / "visibility"
+        ca_pem = visibility.write_certs(certs, NAMESPACE)
+        self.cluster.apply(visibility.objects(NAMESPACE, self.visibility_port, ca_pem))
+        return visibility.in_private_root(argv, self.dir / f"root-{self.starts}", certs)
 
     def log_tail(self, n: int = 60) -> str:
         return self._proc.tail(n) if self._proc is not None else ""
