@@ -46,6 +46,7 @@ root=$1; certs=$2; shift 2
 mount -t tmpfs tmpfs "$root"
 for entry in /*; do
   name=${entry#/}
+  [ "$name" = visibility ] && continue  # a host that has one: ours is mounted there instead
   if [ -L "$entry" ]; then ln -s "$(readlink "$entry")" "$root/$name"
   elif [ -d "$entry" ]; then mkdir "$root/$name"; mount --rbind "$entry" "$root/$name"
   else touch "$root/$name"; mount --bind "$entry" "$root/$name"; fi
