@@ -30,21 +30,22 @@ RestartNeeded = Code(
     fix="kubectl rollout restart deployment/{deployment} -n {namespace} (or rerun with --restart)")
 Restarted = Code(
     "Restarted", "info",
-    means="map --restart restarted Kueue's Deployment and its rollout completed.")
+    means="With map --restart, the plugin restarted Kueue's Deployment and saw its rollout complete.")
 OperatorRollout = Code(
     "OperatorRollout", "info",
     means="The OpenShift Kueue operator renders the change into Kueue's ConfigMap and rolls Kueue out by itself.",
     fix="rerun with --restart to wait for that")
 OperatorRolledOut = Code(
     "OperatorRolledOut", "info",
-    means="map --restart saw the operator roll out Kueue for the written generation of the Kueue CR.")
+    means="With map --restart, the plugin saw the operator roll Kueue out for the written generation of the "
+          "Kueue CR.")
 RolloutNotComplete = Code(
     "RolloutNotComplete", "error",
     means="The configuration was written, but waiting for Kueue to run with it failed (timeout, or an error); "
           "the fix is that step's own.",
     fix="{hint}", variants={"no-hint": None})
 
-InvalidMappings = _rule("InvalidMappings", "deviceClassMappings is not a list.")
+InvalidMappings = _rule("InvalidMappings", "The configuration's deviceClassMappings is not a list.")
 TooManyMappings = _rule("TooManyMappings", "There are more mappings than Kueue allows.")
 InvalidMapping = _rule("InvalidMapping", "A mapping is not an object.")
 MissingName = _rule("MissingName", "A mapping has no name.")
@@ -77,12 +78,12 @@ CapacityNotSupported = _rule(
     "CapacityNotSupported", "A capacity source where there are none: Kueue 0.18, or the OpenShift operator.",
     variants={"operator": "use a counter source", "version-unknown": _CHECK})
 CounterSourcesDisabled = _rule(
-    "CounterSourcesDisabled", "A counter source while KueueDRAIntegrationPartitionableDevices is off: Kueue would "
-                              "not start. The fix says how to enable it on this installation.",
+    "CounterSourcesDisabled", "A counter source while KueueDRAIntegrationPartitionableDevices is off, so Kueue "
+                              "would not start; the fix says how to enable the gate on this installation.",
     "{how}", {"version-unknown": "{how}; or " + _CHECK})
 CapacitySourcesDisabled = _rule(
-    "CapacitySourcesDisabled", "A capacity source while KueueDRAIntegrationConsumableCapacity is off: Kueue would "
-                               "not start. The fix says how to enable it on this installation.",
+    "CapacitySourcesDisabled", "A capacity source while KueueDRAIntegrationConsumableCapacity is off, so Kueue "
+                               "would not start; the fix says how to enable the gate on this installation.",
     "{how}", {"version-unknown": "{how}; or " + _CHECK})
 MissingSourceName = _rule("MissingSourceName", "A source has no counter or capacity name.")
 InvalidCounterName = _rule("InvalidCounterName", "A counter name is not a DNS label (the key a driver publishes "

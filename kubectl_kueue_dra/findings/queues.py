@@ -21,8 +21,8 @@ NamespaceNotSelected = Code(
     fix="label the namespace or widen the ClusterQueue's namespaceSelector",
     variants={"no-selector": "set spec.namespaceSelector of ClusterQueue {cluster_queue} to {{}} (every namespace) "
                              "or to a selector that matches the namespaces meant to use it",
-              "kueue-says": "label the namespace, or set the ClusterQueue's namespaceSelector ({{}} selects every "
-                            "namespace)"})
+              "kueue-condition": "label the namespace, or set the ClusterQueue's namespaceSelector ({{}} selects "
+                                 "every namespace)"})
 LocalQueueMissing = Code(
     "LocalQueueMissing", "error",
     means="The LocalQueue the workload names does not exist in its namespace.",
@@ -44,8 +44,8 @@ ResourceNotCovered = Code(
     means="The ClusterQueue does not list a resource the workload is charged in its coveredResources, so the "
           "workload cannot be admitted.",
     fix="add {resource} to coveredResources of ClusterQueue {cluster_queue} with a nominalQuota",
-    variants={"kueue-says": "add the resource (mapping name or extendedResourceName) to the ClusterQueue's "
-                            "coveredResources"})
+    variants={"kueue-condition": "add the resource (mapping name or extendedResourceName) to the "
+                                 "ClusterQueue's coveredResources"})
 NotCoveredByQueue = Code(
     "NotCoveredByQueue", "warning",
     means="No ClusterQueue covers a quota resource a DeviceClass or mapping charges, so workloads charged it "
@@ -63,8 +63,8 @@ ExceedsQuota = Code(
     fix="raise nominalQuota of {resource} in ClusterQueue {cluster_queue}, or shrink the workload",
     variants={"cohort": "raise nominalQuota of {resource} in ClusterQueue {cluster_queue} (or its borrowingLimit, "
                         "or other queues' lendingLimit in the cohort), or shrink the workload",
-              "kueue-says": "raise the ClusterQueue's nominalQuota / borrowingLimit (or other queues' lendingLimit) "
-                            "or shrink the workload"})
+              "kueue-condition": "raise the ClusterQueue's nominalQuota / borrowingLimit (or other queues' "
+                                 "lendingLimit) or shrink the workload"})
 QuotaVerdictUnknown = Code(
     "QuotaVerdictUnknown", "info",
     means="Whether the workload fits its ClusterQueue is unknown: part of its charge, or its cohort's "

@@ -5,8 +5,8 @@ from .code import Code
 
 Unreadable = Code(
     "Unreadable", "warning",
-    means="A list or get the answer depends on was forbidden (403): what it would have said is unknown and "
-          "the answer is partial. The fix is the refused request's own: what to ask for, through which role.",
+    means="A list or get the answer depends on was forbidden (403), so what it would have said is unknown and "
+          "the answer is partial; the fix is the refused request's own (what to ask for, through which role).",
     fix="{hint}")
 MalformedObject = Code(
     "MalformedObject", "warning",

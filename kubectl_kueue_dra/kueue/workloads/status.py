@@ -63,15 +63,15 @@ CONDITION_CAUSES: list[tuple[str, Code, str, str]] = [
      "a container (or the pod) is outside the namespace's LimitRange max/min after Kueue's adjustments", ""),
     (r"(?i)workload namespace doesn't match ClusterQueue selector", F.NamespaceNotSelected,
      "the ClusterQueue's namespaceSelector does not select the workload's namespace (a ClusterQueue without "
-     "one selects no namespace)", "kueue-says"),
+     "one selects no namespace)", "kueue-condition"),
     (r"unavailable in ClusterQueue", F.ResourceNotCovered,
-     "the ClusterQueue does not list a resource of the workload in coveredResources", "kueue-says"),
+     "the ClusterQueue does not list a resource of the workload in coveredResources", "kueue-condition"),
     (r"insufficient unused quota", F.QuotaExhausted,
      "the ClusterQueue (and its cohort) has not enough unused quota now; the workload waits for others to finish", ""),
     (r"maximum capacity", F.ExceedsQuota,
      "the workload asks for more than the ClusterQueue can ever get: its nominal quota plus what the cohort "
      "tree can lend it (other queues' lendingLimit, nested cohorts' quotas), capped by its borrowingLimit",
-     "kueue-says"),
+     "kueue-condition"),
 ]
 
 
