@@ -11,7 +11,8 @@ from . import setup as F
 def unreadable_findings(view: Any) -> list[dict[str, Any]]:
     """One finding per list or get of ``view`` that was forbidden, and one per field of the wrong
     type the view removed; the answer is then partial."""
-    return [F.Unreadable.make(f"{e.message}; the answer below is partial", hint=e.hint)
+    return [F.Unreadable.make(f"{e.message}; the answer below is partial", variant="" if e.hint else "no-hint",
+                              hint=e.hint)
             for e in view.unreadable] + [
         F.MalformedObject.make(f"{m.message()}; the answer below is partial", field=m.path, object=m.object_ref,
                                extra={"object": m.object_ref, "field": m.path, "value": m.value})

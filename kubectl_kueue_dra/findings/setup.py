@@ -7,7 +7,7 @@ Unreadable = Code(
     "Unreadable", "warning",
     means="A list or get the answer depends on was forbidden (403), so what it would have said is unknown and "
           "the answer is partial; the fix is the refused request's own (what to ask for, through which role).",
-    fix="{hint}")
+    fix="{hint}", variants={"no-hint": None})
 MalformedObject = Code(
     "MalformedObject", "warning",
     means="A field of an object has a type the API would not accept (a snapshot edited by hand, a broken "
