@@ -96,11 +96,10 @@ def _change(ctx: click.Context, request: Any) -> int:
 
 
 def _emit_refusal(e: Any, opts: Any) -> None:
-    from ..findings import finding
     from ..render.output import emit
 
     emit({"changed": False, "written": False,
-          "findings": [finding("error", v.rule, v.text, v.fix) for v in e.violations]},
+          "findings": [v.finding("error") for v in e.violations]},
          opts.output, lambda d: "")
 
 

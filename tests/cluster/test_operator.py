@@ -216,7 +216,7 @@ def test_every_operator_rule_is_refused_by_the_crd_or_by_kueue(op, request):
     kueue = kueue_build.build(kueue_build.DEFAULT_VERSION)
     results = {}
     for rule, mappings, who in RULE_CASES:
-        assert rule in {v.rule for v in validate(mappings, rules) if v.severity == "error"}, rule
+        assert rule in {v.rule.name for v in validate(mappings, rules) if v.severity == "error"}, rule
         cr = oh.kueue_cr(mappings=mappings)
         status, body = c.request("PUT", "/apis/kueue.openshift.io/v1/kueues/cluster?dryRun=All",
                                  {**op.kueue_cr(), "spec": cr["spec"]})

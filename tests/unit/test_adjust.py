@@ -310,4 +310,4 @@ def test_an_extended_resource_only_a_limit_range_default_adds_keeps_its_own_name
                                                                           "defaultRequest": {"example.com/vgpu": "1"}})]))
     res = ChargeEngine(inputs).compute([PodSet("main", 2, {"spec": spec(c(requests={"cpu": "1"}))})])
     assert res.podsets[0].total == {"cpu": 2000, "example.com/vgpu": 2}
-    assert [n.code for n in res.notes] == ["DefaultedExtendedResource"]
+    assert [n.code.name for n in res.notes] == ["DefaultedExtendedResource"]

@@ -10,7 +10,8 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "kubectl_kueue_dra"
 
-#: modules every layer may use: errors, findings, stats (KUEUE_DRA_STATS), frozen, the version
+#: the base every layer may use: the modules errors, stats (KUEUE_DRA_STATS), frozen, the version,
+#: and the package findings/ (the catalogue of finding codes); they import no other package
 BASE = {"errors", "findings", "stats", "frozen", "__version__"}
 #: package → the project packages it may import (besides itself and BASE)
 ALLOWED = {

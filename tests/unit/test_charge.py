@@ -144,7 +144,7 @@ def test_dra_gate_off_rejects_or_ignores():
     res, _ = run(ps, gates=DRAGates(dra=False, reject_when_disabled=False),
                  templates=[template("t", exact("gpu.example.com"))], mappings=[GPU_MAPPING])
     assert not res.rejected and res.podsets[0].total == {"cpu": 1000}
-    assert any(n.code == "DRAIgnored" for n in res.notes)
+    assert any(n.code.name == "DRAIgnored" for n in res.notes)
 
 
 def test_cel_availability_check_insufficient_devices():
@@ -259,7 +259,7 @@ def test_limits_only_extended_resource_charged_under_raw_name():
                  classes=[dc("gpu.example.com", ern="example.com/gpu")],
                  mappings=[{"name": "gpus", "deviceClassNames": ["gpu.example.com"]}])
     assert res.podsets[0].total == {"example.com/gpu": 2}
-    assert any(n.code == "LimitsOnlyExtendedResource" for n in res.notes)
+    assert any(n.code.name == "LimitsOnlyExtendedResource" for n in res.notes)
 
 
 def test_extended_resource_gate_off_charges_raw_name():

@@ -24,7 +24,7 @@ def m(name, *classes, counter=None, capacity=None, dialect=UPSTREAM, driver="gpu
 
 
 def rules_of(violations, severity="error"):
-    return sorted({v.rule for v in violations if v.severity == severity})
+    return sorted({v.rule.name for v in violations if v.severity == severity})
 
 
 def test_valid_lists_pass_both_dialects():
@@ -160,5 +160,5 @@ def test_new_violations_split():
     before = validate([m("a", "c"), m("b", "c")], UP19)
     after = validate([m("a", "c"), m("b", "c"), m("pods", "d")], UP19)
     added, existing = new_violations(before, after)
-    assert [v.rule for v in added] == ["ReservedName"]
-    assert [v.rule for v in existing] == ["DeviceClassInTwoMappings"]
+    assert [v.rule.name for v in added] == ["ReservedName"]
+    assert [v.rule.name for v in existing] == ["DeviceClassInTwoMappings"]

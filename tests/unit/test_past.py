@@ -31,14 +31,14 @@ def test_a_pre_filter_reason_is_one_reason_for_every_node():
 
 
 def test_each_reason_translates_to_a_code():
-    assert [translate(r)[0] for _, r in parse_fit_message(MIXED).reasons] == [
+    assert [translate(r)[0].name for _, r in parse_fit_message(MIXED).reasons] == [
         "DevicesUnavailable", "NodeSelectorUnmatched"]
-    assert translate(parse_fit_message(NOT_CREATED).reasons[0][1])[0] == "ClaimNotCreated"
-    assert translate(parse_fit_message(NOT_FOUND).reasons[0][1])[0] == "ClaimNotFound"
-    assert translate("resourceclaim not available on the node")[0] == "ClaimOnOtherNode"
-    assert translate("request gpu: device class gpu.example.com does not exist")[0] == "DeviceClassMissing"
-    assert translate("Insufficient cpu")[0] == "NodeResourcesInsufficient"
-    assert translate("something new")[0] == "Unschedulable"
+    assert translate(parse_fit_message(NOT_CREATED).reasons[0][1])[0].name == "ClaimNotCreated"
+    assert translate(parse_fit_message(NOT_FOUND).reasons[0][1])[0].name == "ClaimNotFound"
+    assert translate("resourceclaim not available on the node")[0].name == "ClaimOnOtherNode"
+    assert translate("request gpu: device class gpu.example.com does not exist")[0].name == "DeviceClassMissing"
+    assert translate("Insufficient cpu")[0].name == "NodeResourcesInsufficient"
+    assert translate("something new")[0].name == "Unschedulable"
 
 
 def _gpu_slices(node, gpus):

@@ -196,7 +196,7 @@ def test_findings_carry_kueues_message():
      "DeviceClassMissing"),
 ])
 def test_kueue_messages_map_to_codes(message, code):
-    assert cause_of(message)[0] == code
+    assert cause_of(message).code.name == code
 
 
 def _cohort_snapshot(tmp_path, lent):

@@ -13,13 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import UsageError, UserError
-from ...findings import finding
+from ...findings import codes as F
 from ...kube.view import ClusterView
 
 FIELD = "extendedResourceName"
-GATE_FIX = ("enable the DRAExtendedResource feature gate of kube-apiserver and kube-scheduler "
-            "(OpenShift: FeatureGate cluster with featureSet CustomNoUpgrade and "
-            "DRAExtendedResource in spec.customNoUpgrade.enabled)")
+GATE_FIX = F.ExtendedResourceFieldDropped.fix_text()
 
 
 def _value(obj: dict[str, Any]) -> str | None:
@@ -38,21 +36,18 @@ def _context_findings(view: Any, device_class: str, name: str) -> list[dict[str,
             raise UserError(
                 f"refused, nothing written: DeviceClass {device_class} is in mapping {m.name}, which "
                 f"has counter sources; Kueue marks pods requesting {name} inadmissible "
-                "[ExtendedResourceWithCounters]",
+                f"[{F.ExtendedResourceWithCounters.name}]",
                 "request partitioned devices through ResourceClaimTemplates, or remove the "
                 f"counter source first (kubectl kueue-dra map set {m.name} …)")
-        findings.append(finding(
-            "info", "MappingWins",
+        findings.append(F.MappingWins.make(
             f"DeviceClass {device_class} is also in mapping {m.name}: Kueue charges pods requesting "
-            f"{name} as {m.name} (the mapping name wins)", None))
+            f"{name} as {m.name} (the mapping name wins)"))
     others = sorted(dc["metadata"]["name"] for dc in view.try_list("DeviceClass") or []
                     if _value(dc) == name and dc["metadata"]["name"] != device_class)
     if others:
-        findings.append(finding(
-            "warning", "DuplicateExtendedResourceName",
+        findings.append(F.DuplicateExtendedResourceName.make(
             f"{name} is also the extendedResourceName of {', '.join(others)}; the scheduler and "
-            "Kueue use the newest of these classes (then the first by name)",
-            "give each DeviceClass its own extendedResourceName"))
+            "Kueue use the newest of these classes (then the first by name)", variant="set"))
     return findings
 
 
@@ -137,7 +132,7 @@ def set_extended_resource(view: ClusterView, req: ExtendedResourceRequest
     problem = (f"the API server accepted the update of DeviceClass {device_class} but dropped "
                f"spec.{FIELD}: its DRAExtendedResource feature gate is off")
     if dropped:
-        findings.insert(0, finding("error", "ExtendedResourceFieldDropped", problem, GATE_FIX))
+        findings.insert(0, F.ExtendedResourceFieldDropped.make(problem))
     document = {
         "deviceClass": {"name": device_class},
         "requested": None if clear else name,

@@ -9,7 +9,7 @@ from typing import Any
 from ...dra.cel import CelCompileError, CelError, SelectorEvaluator, compile_selector
 from ...dra.device_classes import class_selectors, extended_resource_winners
 from ...dra.devices import Pool, ShapeIndex, count_matching
-from ...findings import finding
+from ...findings import codes as F
 from ...kueue.config.mappings import Mapping, lookup, mappings_for
 from ...kueue.queues.cluster_queue import queues_covering
 
@@ -42,28 +42,22 @@ def describe_class(dc: dict[str, Any], *, device_classes: list[dict[str, Any]],
 
     if ern and ern_usable and len(_sharing(device_classes, ern)) > 1:  # said once, by the class that wins
         losers = [c for c in _sharing(device_classes, ern) if c != name]
-        findings.append(finding(
-            "warning", "DuplicateExtendedResourceName",
+        findings.append(F.DuplicateExtendedResourceName.make(
             f"extendedResourceName {ern} is set on {name} and {', '.join(losers)}; the scheduler and Kueue "
             f"pick {name} (newest, then first by name), so requests for {ern} never use {', '.join(losers)}",
-            f"give {', '.join(losers)} a different extendedResourceName or remove it"))
+            device_classes=", ".join(losers)))
 
     if mappings is not None and quota_resource is None:
-        findings.append(finding(
-            "warning", "NoQuotaResource",
+        findings.append(F.NoQuotaResource.make(
             f"{name} is not in deviceClassMappings and has no usable extendedResourceName: Kueue "
             f"rejects ResourceClaimTemplates that request it (\"DeviceClass {name} is not mapped in "
-            f"DRA configuration\")",
-            f"map it: kubectl kueue-dra map set <quota-resource> --device-class {name}"))
+            f"DRA configuration\")", device_class=name))
 
     if ern and ern_usable and mapping is not None and mapping.counter_sources:
-        findings.append(finding(
-            "error", "ExtendedResourceWithCounters",
+        findings.append(F.ExtendedResourceWithCounters.make(
             f"pods requesting {ern} resolve to {name}, whose mapping {mapping.name} has counter "
             f"sources: Kueue rejects them (\"use ResourceClaimTemplates with CEL selectors for "
-            f"counter-based quota\")",
-            "request MIG/partitioned devices through ResourceClaimTemplates, or drop the "
-            f"extendedResourceName of {name}"))
+            f"counter-based quota\")", device_class=name))
 
     covered_by: list[str] | None = None
     if cluster_queues is not None:
@@ -73,11 +67,9 @@ def describe_class(dc: dict[str, Any], *, device_classes: list[dict[str, Any]],
             queues = queues_covering(cluster_queues, resource)
             covered_by.extend(q for q in queues if q not in covered_by)
             if not queues:
-                findings.append(finding(
-                    "warning", "NotCoveredByQueue",
+                findings.append(F.NotCoveredByQueue.make(
                     f"no ClusterQueue covers {resource}: workloads charged {resource} for {name} "
-                    f"are not admitted (\"resource {resource} unavailable in ClusterQueue\")",
-                    f"add {resource} to a ClusterQueue's coveredResources with a nominalQuota"))
+                    f"are not admitted (\"resource {resource} unavailable in ClusterQueue\")", resource=resource))
 
     matching: int | None = None
     matching_pools: int | None = None
@@ -94,26 +86,19 @@ def describe_class(dc: dict[str, Any], *, device_classes: list[dict[str, Any]],
         if count.unevaluable:
             matching = matching_pools = None
         for detail, n in count.unevaluable.items():
-            findings.append(finding(
-                "warning", "SelectorNotEvaluable",
+            findings.append(F.SelectorNotEvaluable.make(
                 f"selector of {name} is valid in Kubernetes but not evaluable by this tool on {n} device(s) "
-                f"({detail}): the number of matching devices is unknown", _NOT_EVALUABLE_FIX))
+                f"({detail}): the number of matching devices is unknown"))
         for message, n in count.errors.items():
-            findings.append(finding(
-                "error", "SelectorEvaluationError",
+            findings.append(F.SelectorEvaluationError.make(
                 f"selector of {name} fails on {n} device(s): {message}; the scheduler cannot allocate "
-                f"claims of this class while such devices exist",
-                "guard the attribute with has(...) or use an attribute the driver publishes"))
+                f"claims of this class while such devices exist"))
         if count.incomplete_pool_devices:
-            findings.append(finding(
-                "info", "IncompletePool",
+            findings.append(F.IncompletePool.make(
                 f"{count.incomplete_pool_devices} matching device(s) are in incomplete pools and are not "
-                "allocatable until the driver publishes every slice", None))
+                "allocatable until the driver publishes every slice"))
         if matching == 0 and not count.errors:
-            findings.append(finding(
-                "warning", "NoMatchingDevices", f"no device in any complete ResourceSlice pool matches {name}",
-                "check that the DRA driver runs and publishes ResourceSlices "
-                "(kubectl get resourceslices)"))
+            findings.append(F.NoMatchingDevices.make(f"no device in any complete ResourceSlice pool matches {name}"))
 
     return {
         "name": name,
@@ -156,17 +141,12 @@ def _shape_index(device_classes: list[dict[str, Any]], pools: list[Pool],
     return ShapeIndex(pools, shared, evaluator) if shared else None
 
 
-_NOT_EVALUABLE_FIX = "the scheduler evaluates it; check the devices with kubectl get resourceslices"
-
-
 def _selector_problem(name: str, e: Exception) -> dict[str, Any]:
     """A selector that does not compile, or that compiles in Kubernetes but not here."""
     if isinstance(e, CelCompileError) and e.unsupported:
-        return finding("warning", "SelectorNotEvaluable",
-                       f"selector of {name} is valid in Kubernetes but not evaluable by this tool ({e.detail}): "
-                       "the number of matching devices is unknown", _NOT_EVALUABLE_FIX)
-    return finding("error", "SelectorInvalid", f"selector of {name} does not compile: {e}",
-                   f"fix the CEL expression in DeviceClass {name} spec.selectors")
+        return F.SelectorNotEvaluable.make(f"selector of {name} is valid in Kubernetes but not evaluable by this "
+                                           f"tool ({e.detail}): the number of matching devices is unknown")
+    return F.SelectorInvalid.make(f"selector of {name} does not compile: {e}", device_class=name)
 
 
 def class_devices(dc: dict[str, Any], *, mappings: list[Mapping] | None, pools: list[Pool],
@@ -198,17 +178,15 @@ def class_devices(dc: dict[str, Any], *, mappings: list[Mapping] | None, pools: 
     doc["shapes"] = [s.to_json(labels) for s in shapes]
     doc["matchingDevices"] = sum(s.devices for s in shapes)
     for message, n in report.errors.items():
-        findings.append(finding("error", "SelectorEvaluationError",
-                                f"selector of {name} fails on {n} device(s): {message}; they are not listed",
-                                "guard the attribute with has(...) or use an attribute the driver publishes"))
+        findings.append(F.SelectorEvaluationError.make(
+            f"selector of {name} fails on {n} device(s): {message}; they are not listed"))
     if report.incomplete_pool_devices:
-        findings.append(finding("info", "IncompletePool",
-                                f"{report.incomplete_pool_devices} matching device(s) are in incomplete pools and "
-                                "are not listed (not allocatable until the driver publishes every slice)", None))
+        findings.append(F.IncompletePool.make(
+            f"{report.incomplete_pool_devices} matching device(s) are in incomplete pools and are not listed (not "
+            "allocatable until the driver publishes every slice)"))
     for label, (_, source) in zip(labels, sources):
         if shapes and not any(s.tests[labels.index(label)] is True for s in shapes):
-            findings.append(finding("warning", "CounterSelectorMatchesNone",
-                                    f"the counter source {label} (driver {source.driver}) matches none of the "
-                                    f"devices of {name}: Kueue charges them nothing under {label.split('/')[0]}",
-                                    "check the source's driver and deviceSelector (kubectl kueue-dra map -o wide)"))
+            findings.append(F.CounterSelectorMatchesNone.make(
+                f"the counter source {label} (driver {source.driver}) matches none of the devices of {name}: Kueue "
+                f"charges them nothing under {label.split('/')[0]}"))
     return doc

@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ...findings import config_unknown_finding, finding
+from ...findings import codes as F
+from ...findings import config_unknown_finding
 from ...gates.kueue import parse_gate_list
 from ...kube.view import ClusterView
 from ...kueue.config.load import KueueConfig, load_kueue_config
@@ -47,24 +48,21 @@ def kueue_context(view: ClusterView, settings: Settings) -> KueueContext:
     if config.unreadable:
         findings.append(config_unknown_finding(config.unreadable))
     elif not config.found:
-        findings.append(finding("warning", "KueueConfigNotFound",
-                                f"Kueue's configuration was not found ({config.problem}): no deviceClassMappings "
-                                "are known, so every ResourceClaimTemplate class counts as unmapped",
-                                "pass --kueue-namespace if Kueue runs elsewhere"))
+        findings.append(F.KueueConfigNotFound.make(
+            f"Kueue's configuration was not found ({config.problem}): no deviceClassMappings are known, so every "
+            "ResourceClaimTemplate class counts as unmapped"))
     install = installation_of(view, config, kueue_version=settings.kueue_version)
     version, version_source = (install.version, install.version_source) if install.version else \
         (DEFAULT_VERSION, "assumed")
     if version_source == "assumed":
         denied = view.forbidden("Deployment")
         why = f" ({denied})" if denied else ""
-        findings.append(finding("info", "KueueVersionAssumed",
-                                f"Kueue's version could not be read from its Deployment{why}; assuming "
-                                f"{DEFAULT_VERSION}",
-                                "pass --kueue-version to explain with another version's semantics"))
+        findings.append(F.KueueVersionAssumed.make(
+            f"Kueue's version could not be read from its Deployment{why}; assuming {DEFAULT_VERSION}"))
     if not Semantics.supported(version):
-        findings.append(finding("warning", "KueueVersionUnsupported",
-                                f"Kueue {version} is outside the versions this tool re-derives ({SUPPORTED}); "
-                                "the charge below uses the nearest supported semantics", None))
+        findings.append(F.KueueVersionUnsupported.make(
+            f"Kueue {version} is outside the versions this tool re-derives ({SUPPORTED}); the charge below uses the "
+            "nearest supported semantics"))
     kueue_gates = install.gates
     rules, more = resource_rules(config)
     findings.extend(more)
@@ -93,13 +91,12 @@ def resource_rules(config: KueueConfig) -> tuple[ResourceRules, list[dict[str, A
     resources = config.document.get("resources") or {}
     if config.kind != "ConfigMap":
         carried = [k for k in ("transformations", "excludeResourcePrefixes") if resources.get(k)]
-        return ResourceRules(), [finding("info", "ResourceRulesNotRendered",
-                                         f"{config.describe()} carries resources.{', '.join(carried)}, which the "
-                                         "Kueue operator does not render into Kueue's configuration: not applied",
-                                         None)] if carried else []
+        return ResourceRules(), [F.ResourceRulesNotRendered.make(
+            f"{config.describe()} carries resources.{', '.join(carried)}, which the Kueue operator does not render "
+            "into Kueue's configuration: not applied")] if carried else []
     rules = ResourceRules.from_config(resources)
     if rules.problem:
-        return rules, [finding("warning", "TransformationsUnreadable", f"{config.describe()}: {rules.problem}; "
-                                                                         "the charge ignores them", None)]
+        return rules, [F.TransformationsUnreadable.make(f"{config.describe()}: {rules.problem}; the charge ignores "
+                                                        "them")]
     return rules, []
 

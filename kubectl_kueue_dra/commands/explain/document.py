@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...findings import finding, is_partial
+from ...findings import is_partial
 from ...kube.manifest import manifest_name
 from ...kube.view import ClusterView
 from ...kueue.charge import ChargeEngine, ChargeLine, ChargeResult, format_usage
@@ -84,7 +84,7 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
 
     past = past_admission(view, subject, slices, result)
     findings.extend(past.findings)
-    findings.extend(finding("info", n.code, n.message, n.fix) for n in result.notes)
+    findings.extend(n.finding() for n in result.notes)
     findings.extend(file_findings(subject))
     cli = cli_of(view, ctx.config)  # first: a 403 it meets makes the answer partial too
     return document_for_cli({

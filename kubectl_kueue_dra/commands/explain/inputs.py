@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...dra.cel import SelectorEvaluator
-from ...findings import finding
+from ...findings import codes as F
 from ...kube.view import ClusterView
 from ...kueue.charge import ChargeInputs
 from ...kueue.workloads.adjust import AdjustInputs
@@ -71,11 +71,9 @@ def file_findings(subject: Subject) -> list[dict[str, Any]]:
                                                                                   subject.namespace))) if n in named]
     used += [f"DeviceClass {n}" for n in sorted(_named(file.companions("DeviceClass")))]
     if used:
-        out.append(finding("info", "FromManifest", f"taken from {file.source} before the cluster's: {', '.join(used)}",
-                           None))
+        out.append(F.FromManifest.make(f"taken from {file.source} before the cluster's: {', '.join(used)}"))
     if file.ignored_kinds():
-        out.append(finding("info", "ManifestObjectsNotRead",
-                           f"{file.source} also holds {', '.join(file.ignored_kinds())}: explain reads these kinds "
-                           "from the cluster only", None))
+        out.append(F.ManifestObjectsNotRead.make(f"{file.source} also holds {', '.join(file.ignored_kinds())}: "
+                                                 "explain reads these kinds from the cluster only"))
     return out
 

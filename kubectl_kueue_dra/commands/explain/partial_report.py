@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...findings import finding
+from ...findings import codes as F
 from ...kueue.charge import ChargeResult
 from ...kueue.queues.cluster_queue import covered_resources
 from ...kueue.queues.quota import QuotaWorld, Verdict, verdict
@@ -18,13 +18,12 @@ from ...kueue.queues.quota_tree import TreeError
 from ...kueue.workloads.admissibility import admissibility_message
 from ...kueue.workloads.partial import can_be_partially_admitted, search
 from ...kueue.workloads.podsets import PodSet
-from ...kueue.workloads.status import cause_of
+from ...kueue.workloads.status import Cause, cause_of
 
 
 def unknown_findings(result: ChargeResult) -> list[dict[str, Any]]:
-    return [finding("warning", "ChargeUnknown", f"pod set {ps.name}: the {name} charge is unknown: {why}",
-                    "grant list on the objects named (deploy/rbac/reader-clusterrole.yaml)"
-                    if "could not be read" in why or "forbidden" in why else None)
+    return [F.ChargeUnknown.make(f"pod set {ps.name}: the {name} charge is unknown: {why}",
+                                 variant="unreadable" if "could not be read" in why or "forbidden" in why else "")
             for ps in result.podsets for name, why in sorted(ps.unknown.items())]
 
 
@@ -36,10 +35,9 @@ def admissibility_findings(result: ChargeResult, limit_ranges: list[dict[str, An
     message = admissibility_message([ps.adjusted_spec for ps in result.podsets], limit_ranges)
     if message is None:
         return []
-    found = cause_of(message)
-    code, cause, fix = found if found else ("NotAdmissible", "Kueue's admissibility check fails", None)
-    return [finding("error", code, f"Kueue keeps it waiting before it looks at quota: {cause}. Kueue's message: "
-                                   f"{message}", fix, predicted=True)]
+    found = cause_of(message) or Cause(F.NotAdmissible, "Kueue's admissibility check fails")
+    return [found.code.make(f"Kueue keeps it waiting before it looks at quota: {found.cause}. Kueue's message: "
+                            f"{message}", variant=found.variant, extra={"predicted": True})]
 
 
 def admission_counts_findings(result: ChargeResult) -> list[dict[str, Any]]:
@@ -47,9 +45,9 @@ def admission_counts_findings(result: ChargeResult) -> list[dict[str, Any]]:
     for ps in result.podsets:
         if ps.admitted_count is not None and ps.admitted_count < ps.count:
             low = f", minCount {ps.min_count}" if ps.min_count is not None else ""
-            out.append(finding("info", "PartiallyAdmitted",
-                               f"pod set {ps.name}: {ps.count} requested, {ps.admitted_count} admitted (partial "
-                               f"admission{low}): Kueue charges {ps.admitted_count} pods", None))
+            out.append(F.PartiallyAdmitted.make(f"pod set {ps.name}: {ps.count} requested, {ps.admitted_count} "
+                                                f"admitted (partial admission{low}): Kueue charges "
+                                                f"{ps.admitted_count} pods"))
     return out
 
 
@@ -106,11 +104,9 @@ def _search_finding(podsets: list[PodSet], counts: dict[str, int] | None, minimu
     cq_name = (world.cluster_queue.get("metadata") or {}).get("name")
     if counts is not None:
         sets = ", ".join(f"{ps.name} with {counts[ps.name]} of {ps.count} pods" for ps in podsets)
-        return finding("info", "PartialAdmissionFits",
-                       f"partial admission fits ClusterQueue {cq_name} now: Kueue's pod-count search admits "
-                       f"{sets}", None)
+        return F.PartialAdmissionFits.make(f"partial admission fits ClusterQueue {cq_name} now: Kueue's pod-count "
+                                           f"search admits {sets}")
     low = ", ".join(f"{ps.name} {minimum[ps.name]} of {ps.count}" for ps in podsets)
     why = "; ".join(r.text for r in at_minimum.reasons) if at_minimum else "no flavor fits"
-    return finding("warning", "PartialAdmissionDoesNotFit",
-                   f"not even partial admission fits ClusterQueue {cq_name} now: at the minimum counts ({low}): {why}",
-                   "wait for quota, lower minCount (kueue.x-k8s.io/job-min-parallelism) or raise nominalQuota")
+    return F.PartialAdmissionDoesNotFit.make(
+        f"not even partial admission fits ClusterQueue {cq_name} now: at the minimum counts ({low}): {why}")

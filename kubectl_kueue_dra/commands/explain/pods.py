@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...findings import finding
+from ...findings import codes as F
 from ...k8s.envelope import owner_references
 from ...kube.view import ClusterView
 from ...kueue.charge import ChargeResult, CounterLine, Unknowable
@@ -94,9 +94,8 @@ def past_admission(view: ClusterView, subject: Subject, slices: SliceSource, res
     allocated = _allocations(view, subject, slices, pods)
     past = PastAdmission(states if listed is not None else None, allocated, _events(view, subject, owner, pods))
     if listed is None:
-        past.findings.append(finding("warning", "PodsUnknown", "the workload's pods, their claims and devices are "
-                                     "unknown (the pods could not be read); the answer is partial",
-                                     "grant list on pods in the namespace"))
+        past.findings.append(F.PodsUnknown.make("the workload's pods, their claims and devices are unknown (the pods "
+                                                "could not be read); the answer is partial"))
     past.findings.extend(overcharge_findings(allocated, result))
     past.findings.extend(stale_device_findings(allocated))
     needs = _counter_needs(result)
@@ -109,9 +108,8 @@ def past_admission(view: ClusterView, subject: Subject, slices: SliceSource, res
         supply = counter_supply(listed, claims) if claims is not None and listed is not None else None
     past.findings.extend(unscheduled_findings(states, needs, supply))
     if past.events is None:
-        past.findings.append(finding("warning", "EventsUnknown", "the events of the Workload, its Job and pods are "
-                                     "unknown (they could not be read); the answer is partial",
-                                     "grant list on events in the namespace"))
+        past.findings.append(F.EventsUnknown.make("the events of the Workload, its Job and pods are unknown (they "
+                                                  "could not be read); the answer is partial"))
     return past
 
 
@@ -150,11 +148,9 @@ def stale_device_findings(allocated: list[dict[str, Any]]) -> list[dict[str, Any
         if a.get("generation") in ("stale", "missing"):
             where = "only in a slice of an older generation of its pool" if a["generation"] == "stale" else \
                 "in none of its pool's ResourceSlices"
-            out.append(finding("warning", "AllocatedDeviceStale" if a["generation"] == "stale" else
-                               "AllocatedDeviceMissing",
-                               f"claim {a['claim']} of pod {a['pod']} is allocated {a['device']}, which is {where}; "
-                               "its counters are unknown (the driver no longer publishes the device)",
-                               "check the DRA driver on the node; delete the pod to get a current device"))
+            code = F.AllocatedDeviceStale if a["generation"] == "stale" else F.AllocatedDeviceMissing
+            out.append(code.make(f"claim {a['claim']} of pod {a['pod']} is allocated {a['device']}, which is {where}; "
+                                 "its counters are unknown (the driver no longer publishes the device)"))
     return out
 
 
@@ -167,11 +163,9 @@ def overcharge_findings(allocated: list[dict[str, Any]], result: ChargeResult) -
             low = overcharge(allocated, line.counter, line.counter_value)
             if low:
                 shown = ", ".join(f"{d} consumes {v}" for d, v in low[:3]) + ("…" if len(low) > 3 else "")
-                out.append(finding(
-                    "info", "ChargedAboveAllocation",
+                out.append(F.ChargedAboveAllocation.make(
                     f"Kueue charges {line.counter_value} of {line.counter} per device (the MAX over the "
                     f"{line.matched_devices} device(s) the request could get, at {line.max_device}), but "
-                    f"{len(low)} allocated device(s) consume less: {shown}",
-                    "narrow the request's CEL selector to one device shape to make the charge exact"))
+                    f"{len(low)} allocated device(s) consume less: {shown}"))
     return out
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...findings import finding
+from ...findings import codes as F
 from ...k8s.labels import namespace_labels, selector_matches
 from ...kube.view import ClusterView
 from ...kueue.charge import ChargeResult
@@ -40,68 +40,58 @@ class QueuePath:
 def queue_findings(path: QueuePath, totals: dict[str, int], namespace: str) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     if not path.local_queue_name:
-        out.append(finding("error", "NoQueueName",
-                           "the workload names no LocalQueue (label kueue.x-k8s.io/queue-name): Kueue does not "
-                           "manage it unless manageJobsWithoutQueueName is set",
-                           _queue_name_fix(path.holder, namespace)))
+        out.append(F.NoQueueName.make("the workload names no LocalQueue (label kueue.x-k8s.io/queue-name): Kueue "
+                                      "does not manage it unless manageJobsWithoutQueueName is set",
+                                      variant=_queue_name_fix(path.holder), holder=path.holder,
+                                      namespace=namespace))
         return out
     if path.namespace is not None and not path.managed.manages(path.namespace):
         if path.managed.how == OPENSHIFT:
-            out.append(finding(
-                "error", "NamespaceNotManaged",
+            out.append(F.NamespaceNotManaged.make(
                 f"namespace {namespace} lacks the label {OPENSHIFT_MANAGED_LABEL}=true: the Kueue operator's "
                 "webhooks ignore it, so its jobs run WITHOUT quota — GPUs are not counted at all",
-                f"kubectl label namespace {namespace} {OPENSHIFT_MANAGED_LABEL}=true"))
+                variant="openshift", namespace=namespace, label=OPENSHIFT_MANAGED_LABEL))
         else:
-            out.append(finding(
-                "error", "NamespaceNotManaged",
+            out.append(F.NamespaceNotManaged.make(
                 f"namespace {namespace} does not match Kueue's {path.managed.describe().removeprefix('the ')}: "
-                "its jobs bypass quota", "label the namespace to match managedJobsNamespaceSelector"))
+                "its jobs bypass quota"))
     if path.local_queue is None and "LocalQueue" in path.unreadable:
         return out
     if path.local_queue is None:
-        out.append(finding("error", "LocalQueueMissing",
-                           f"LocalQueue {namespace}/{path.local_queue_name} does not exist",
-                           f"create it: a LocalQueue named {path.local_queue_name} in {namespace} pointing at a "
-                           "ClusterQueue"))
+        out.append(F.LocalQueueMissing.make(f"LocalQueue {namespace}/{path.local_queue_name} does not exist",
+                                            local_queue=path.local_queue_name, namespace=namespace))
         return out
     cq_name = (path.local_queue.get("spec") or {}).get("clusterQueue")
     cq = path.cluster_queue
     if cq is None and "ClusterQueue" in path.unreadable:
         return out
     if cq is None:
-        out.append(finding("error", "ClusterQueueMissing",
-                           f"ClusterQueue {cq_name} (of LocalQueue {path.local_queue_name}) does not exist",
-                           f"create ClusterQueue {cq_name} or point the LocalQueue at an existing one"))
+        out.append(F.ClusterQueueMissing.make(
+            f"ClusterQueue {cq_name} (of LocalQueue {path.local_queue_name}) does not exist", cluster_queue=cq_name))
         return out
     spec = cq.get("spec") or {}
     if spec.get("stopPolicy") in ("Hold", "HoldAndDrain"):
-        out.append(finding("error", "ClusterQueueStopped",
-                           f"ClusterQueue {cq_name} has stopPolicy {spec['stopPolicy']}: it admits nothing",
-                           f"kubectl patch clusterqueue {cq_name} --type=merge "
-                           "-p '{\"spec\":{\"stopPolicy\":\"None\"}}'"))
+        out.append(F.ClusterQueueStopped.make(
+            f"ClusterQueue {cq_name} has stopPolicy {spec['stopPolicy']}: it admits nothing", cluster_queue=cq_name))
     active = condition(cq, "Active")
     if active and active.get("status") == "False":
-        out.append(finding("error", "ClusterQueueInactive",
-                           f"ClusterQueue {cq_name} is not active: {active.get('reason')}: {active.get('message')}",
-                           "fix what the condition says (often a missing ResourceFlavor or AdmissionCheck)"))
+        out.append(F.ClusterQueueInactive.make(
+            f"ClusterQueue {cq_name} is not active: {active.get('reason')}: {active.get('message')}"))
     out.extend(_selector_findings(cq_name, spec, path, namespace))
     covered = covered_resources(cq)
     for name in sorted(totals):
         if name not in covered and totals[name] > 0:
-            out.append(finding("error", "ResourceNotCovered",
-                               f"ClusterQueue {cq_name} does not cover {name}: the workload cannot be admitted "
-                               f"(\"resource {name} unavailable in ClusterQueue\")",
-                               f"add {name} to coveredResources of ClusterQueue {cq_name} with a nominalQuota"))
+            out.append(F.ResourceNotCovered.make(
+                f"ClusterQueue {cq_name} does not cover {name}: the workload cannot be admitted "
+                f"(\"resource {name} unavailable in ClusterQueue\")", resource=name, cluster_queue=cq_name))
     return out
 
 
-def _queue_name_fix(holder: str | None, namespace: str) -> str:
+def _queue_name_fix(holder: str | None) -> str:
+    """The fix of NoQueueName for what carries the queue name: a file's labels, a Workload, a Job."""
     if holder is None:
-        return "add the label kueue.x-k8s.io/queue-name: <local-queue> to metadata.labels in the file"
-    if holder.startswith("workload/"):
-        return f"set spec.queueName of {holder} in namespace {namespace} to a LocalQueue"
-    return f"kubectl label -n {namespace} {holder} kueue.x-k8s.io/queue-name=<local-queue>"
+        return "what-if"
+    return "workload" if holder.startswith("workload/") else ""
 
 
 def _selector_findings(cq_name: object, spec: dict[str, Any], path: QueuePath,
@@ -110,17 +100,13 @@ def _selector_findings(cq_name: object, spec: dict[str, Any], path: QueuePath,
     LabelSelectorAsSelector, for which a missing one selects nothing: no namespace can use the queue."""
     selector = spec.get("namespaceSelector")
     if selector is None:
-        return [finding("error", "NamespaceNotSelected",
-                        f"ClusterQueue {cq_name} has no namespaceSelector, which Kueue reads as selecting no "
-                        f"namespace: nothing is admitted through it (\"{NAMESPACE_MISMATCH}\")",
-                        f"set spec.namespaceSelector of ClusterQueue {cq_name} to {{}} (every namespace) "
-                        "or to a selector that matches the namespaces meant to use it")]
+        return [F.NamespaceNotSelected.make(
+            f"ClusterQueue {cq_name} has no namespaceSelector, which Kueue reads as selecting no namespace: nothing "
+            f"is admitted through it (\"{NAMESPACE_MISMATCH}\")", variant="no-selector", cluster_queue=cq_name)]
     if path.namespace is None or selector_matches(selector, namespace_labels(path.namespace)):
         return []
-    return [finding("error", "NamespaceNotSelected",
-                    f"ClusterQueue {cq_name}'s namespaceSelector does not match namespace {namespace} "
-                    f"(\"{NAMESPACE_MISMATCH}\")",
-                    "label the namespace or widen the ClusterQueue's namespaceSelector")]
+    return [F.NamespaceNotSelected.make(f"ClusterQueue {cq_name}'s namespaceSelector does not match namespace "
+                                        f"{namespace} (\"{NAMESPACE_MISMATCH}\")")]
 
 
 def cluster_queue_of(view: ClusterView, subject: Subject) -> dict[str, Any] | None:
@@ -166,10 +152,10 @@ def queue_part(view: ClusterView, subject: Subject, ctx: KueueContext, result: C
         findings.extend(quota_found)
         unknown = sorted({name for ps in result.podsets for name in ps.unknown})
         if unknown and queue_doc["verdict"] is None:  # what is known fits; with the rest, it may not
-            findings.append(finding("info", "QuotaVerdictUnknown",
-                                    f"whether it fits ClusterQueue {cq_name} is unknown: the charge of "
-                                    f"{', '.join(unknown)} is unknown (see ChargeUnknown)", None))
-    uncovered = any(f["code"] == "ResourceNotCovered" for f in findings)  # it says the workload cannot fit
+            findings.append(F.QuotaVerdictUnknown.make(
+                f"whether it fits ClusterQueue {cq_name} is unknown: the charge of {', '.join(unknown)} is unknown "
+                "(see ChargeUnknown)"))
+    uncovered = any(f["code"] == F.ResourceNotCovered.name for f in findings)  # it says the workload cannot fit
     if wl is None and not result.rejected and not uncovered:
         findings.append(_what_if_fit(queue_doc, totals, cq_name))
     return queue_doc, findings
@@ -185,13 +171,13 @@ def _what_if_fit(queue_doc: dict[str, Any], totals: dict[str, int], cq_name: str
     fits = covered and (verdict is None if known else all(r["fits"] for r in rows))
     where = " in its cohort" if queue_doc["cohort"] else ""
     if fits:
-        return finding("info", "WhatIfFit", f"it would fit in ClusterQueue {cq_name} now (enough unused quota{where})")
-    if verdict is not None and verdict["code"] == "ExceedsQuota":
-        return finding("warning", "WhatIfFit", f"it would never fit in ClusterQueue {cq_name}: it asks for more than "
-                       f"the queue{' and its cohort' if queue_doc['cohort'] else ''} can ever give (see ExceedsQuota)",
-                       "raise the quota or shrink the workload")
-    return finding("warning", "WhatIfFit", f"it would not fit in ClusterQueue {cq_name} now (not enough unused "
-                   f"quota{where})", "see the quota table: raise nominalQuota or wait")
+        return F.WhatIfFit.make(f"it would fit in ClusterQueue {cq_name} now (enough unused quota{where})",
+                                severity="info", variant="fits")
+    if verdict is not None and verdict["code"] == F.ExceedsQuota.name:
+        return F.WhatIfFit.make(f"it would never fit in ClusterQueue {cq_name}: it asks for more than the queue"
+                                f"{' and its cohort' if queue_doc['cohort'] else ''} can ever give (see ExceedsQuota)",
+                                variant="never")
+    return F.WhatIfFit.make(f"it would not fit in ClusterQueue {cq_name} now (not enough unused quota{where})")
 
 
 def quota_world(view: ClusterView, cluster_queue: dict[str, Any]) -> QuotaWorld:

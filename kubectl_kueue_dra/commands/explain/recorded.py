@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from ...dra.quantity import QuantityError, parse_quantity
-from ...findings import finding
+from ...findings import codes as F
 from ...kueue.charge import ChargeResult, format_usage, kueue_int
-from ...kueue.workloads.status import cause_of, condition, recorded_usage
+from ...kueue.workloads.status import Cause, cause_of, condition, recorded_usage
 
 
 def recorded_part(wl: dict[str, Any], result: ChargeResult, binary: set[str], dra_resources: set[str],
@@ -56,11 +56,9 @@ def compare(result: ChargeResult, recorded: dict[str, dict[str, str]], source: s
                 continue  # what Kueue recorded for a charge this tool cannot know is not a mismatch
             if name not in rec:
                 if name in dra_resources and predicted.get(name):
-                    findings.append(finding(
-                        "warning", "ChargeMismatch",
+                    findings.append(F.ChargeMismatch.make(
                         f"pod set {ps.name}: Kueue recorded no {name}, this tool predicts {predicted[name]} "
-                        "units", "likely causes: the resource got no flavor (not covered), or Kueue's config "
-                        "changed since admission"))
+                        "units", variant="not-recorded"))
                 continue
             try:
                 got = kueue_int(name, parse_quantity(rec[name]))
@@ -69,23 +67,15 @@ def compare(result: ChargeResult, recorded: dict[str, dict[str, str]], source: s
             want = predicted.get(name)
             if want is None:
                 if name in dra_resources:
-                    findings.append(finding(
-                        "warning", "ChargeMismatch",
+                    findings.append(F.ChargeMismatch.make(
                         f"pod set {ps.name}: Kueue recorded {name}={rec[name]} in {source}, this tool "
-                        "predicts none", _MISMATCH_FIX))
+                        "predicts none"))
                 continue
             if got != want:
-                findings.append(finding(
-                    "warning", "ChargeMismatch",
+                findings.append(F.ChargeMismatch.make(
                     f"pod set {ps.name}: Kueue recorded {name}={rec[name]} in {source}, this tool predicts "
-                    f"{want if name != 'cpu' else str(want) + 'm'} (base units, for {ps.charged_count} pods)",
-                    _MISMATCH_FIX))
+                    f"{want if name != 'cpu' else str(want) + 'm'} (base units, for {ps.charged_count} pods)"))
     return findings
-
-
-_MISMATCH_FIX = ("Kueue computes the charge once, while the workload is pending: ResourceSlices, DeviceClasses, "
-                 "the namespace's LimitRanges or RuntimeClasses changed since then, the config changed without a "
-                 "restart, or the Kueue version differs (pass --kueue-version)")
 
 
 def workload_state(wl: dict[str, Any]) -> str:
@@ -103,10 +93,10 @@ def dra_findings(result: ChargeResult) -> list[dict[str, Any]]:
     if not result.rejected:
         return []
     found = cause_of(result.message or "")
-    code, cause, fix = found if found else ("DRARejected", "Kueue's DRA preprocessing fails", None)
+    found = found or Cause(F.DRARejected, "Kueue's DRA preprocessing fails")
     retry = " Kueue retries it with backoff." if result.retried else ""
-    return [finding("error", code, f"Kueue rejects this workload's DRA requests: {cause}.{retry} "
-                                   f"Kueue's message: {result.message}", fix, predicted=True)]
+    return [found.code.make(f"Kueue rejects this workload's DRA requests: {found.cause}.{retry} "
+                            f"Kueue's message: {result.message}", variant=found.variant, extra={"predicted": True})]
 
 
 def _condition_findings(wl: dict[str, Any], result: ChargeResult, stated: set[str]) -> list[dict[str, Any]]:
@@ -120,18 +110,17 @@ def _condition_findings(wl: dict[str, Any], result: ChargeResult, stated: set[st
     if result.message and message == result.message:
         return out  # already explained by the predicted DRA failure
     found = cause_of(message)
-    if found and found[0] in stated:
+    if found and found.code.name in stated:
         return out
-    if found:
-        code, cause, fix = found
-        out.append(finding("error" if code not in ("QuotaExhausted",) else "warning", code,
-                           f"Kueue says: {message} — {cause}", fix, reason=qr.get("reason")))
+    if found:  # the code's own severity: QuotaExhausted waits, the others keep it out
+        out.append(found.code.make(f"Kueue says: {message} — {found.cause}", variant=found.variant,
+                                   extra={"reason": qr.get("reason")}))
     elif message:
-        out.append(finding("warning", "NotAdmitted", f"Kueue says: {message}", None, reason=qr.get("reason")))
+        out.append(F.NotAdmitted.make(f"Kueue says: {message}", extra={"reason": qr.get("reason")}))
     if result.message and message and message != result.message and \
             qr.get("reason") in ("Inadmissible", "Misconfigured"):
-        out.append(finding("warning", "PredictionDiffers",
-                           "Kueue's recorded DRA error differs from what this tool predicts now; the cluster "
-                           "changed since Kueue evaluated it, or the Kueue version differs", None))
+        out.append(F.PredictionDiffers.make("Kueue's recorded DRA error differs from what this tool predicts now; "
+                                            "the cluster changed since Kueue evaluated it, or the Kueue version "
+                                            "differs"))
     return out
 

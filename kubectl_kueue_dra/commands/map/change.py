@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import UsageError, UserError
-from ...findings import finding
+from ...findings import codes as F
 from ...k8s.objects import object_text, unified_diff
 from ...kube.view import ClusterView
 from ...kueue.config.load import CONFIG_KEY, KueueConfig
@@ -154,14 +154,13 @@ def _diff(config: KueueConfig, before: dict[str, Any], after: dict[str, Any]) ->
 
 
 def _warnings(seen: _Attempt, facts: TargetFacts) -> list[dict[str, Any]]:
-    out = [finding("warning", v.rule, v.text, v.fix) for v in seen.warnings]
-    out += [finding("warning", v.rule, f"{v.text}; this was already so before the change and "
-                    f"{facts.rules.describe()} still rejects it", v.fix) for v in seen.existing]
+    out = [v.finding("warning") for v in seen.warnings]
+    out += [v.finding("warning", f"{v.text}; this was already so before the change and "
+                      f"{facts.rules.describe()} still rejects it") for v in seen.existing]
     if not seen.preserved:
-        out.append(finding("warning", "ConfigReformatted",
-                           "the configuration text could not be edited in place, so it was written "
-                           "out again: its content is unchanged apart from the mappings, but "
-                           "comments and formatting are lost", None))
+        out.append(F.ConfigReformatted.make("the configuration text could not be edited in place, so it was "
+                                            "written out again: its content is unchanged apart from the mappings, "
+                                            "but comments and formatting are lost"))
     return out
 
 
@@ -224,7 +223,8 @@ def apply_change(view: ClusterView, req: ChangeRequest) -> tuple[dict[str, Any],
                                           timeout=req.timeout_seconds)
         except UserError as e:
             late_error = e
-            doc["findings"].append(finding("error", "RolloutNotComplete", e.message, e.hint))
+            doc["findings"].append(F.RolloutNotComplete.make(e.message, variant="" if e.hint else "no-hint",
+                                                             hint=e.hint))
     return doc, late_error
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from ...dra.counter_sets import counter_problems
 from ...dra.devices import group_pools
 from ...dra.units import unit_scale
-from ...findings import finding
+from ...findings import codes as F
 from ...kueue.config.mappings import Mapping
 from ...kueue.queues.cluster_queue import queues_covering, quota_entries
 
@@ -44,11 +44,9 @@ def _counter_set_findings(m: Mapping, slices: list[dict[str, Any]]) -> list[dict
     for driver in sorted(problems):
         found = problems[driver]
         more = f" (and {len(found) - 2} more)" if len(found) > 2 else ""
-        out.append(finding(
-            "warning", "InconsistentCounterSets",
+        out.append(F.InconsistentCounterSets.make(
             f"mapping {m.name}: driver {driver} publishes {len(found)} device(s) whose counters do not fit "
-            f"their counter sets: {'; '.join(found[:2])}{more}",
-            f"report it to the maintainers of the DRA driver {driver}", mapping=m.name))
+            f"their counter sets: {'; '.join(found[:2])}{more}", driver=driver, extra={"mapping": m.name}))
     return out
 
 
@@ -57,22 +55,18 @@ def _source_findings(m: Mapping, slices: list[dict[str, Any]]) -> list[dict[str,
     for s in m.sources:
         n_slices, names = _published(slices, s.driver, s.type)
         if not n_slices:
-            out.append(finding(
-                "warning", "DriverNotPublishing",
+            out.append(F.DriverNotPublishing.make(
                 f"mapping {m.name}: no ResourceSlice of driver {s.driver}: its {s.type} {s.name} "
-                "cannot be charged (workloads fail with \"insufficient matching devices\")",
-                f"check that the DRA driver {s.driver} runs, and the spelling of --driver",
-                mapping=m.name))
+                "cannot be charged (workloads fail with \"insufficient matching devices\")", driver=s.driver,
+                extra={"mapping": m.name}))
         elif s.name not in names:
             where = "consumesCounters" if s.type == "counter" else "capacity"
             known = ", ".join(sorted(names)[:8]) or "none"
-            out.append(finding(
-                "warning", "CounterNotPublished" if s.type == "counter" else "CapacityNotPublished",
+            code = F.CounterNotPublished if s.type == "counter" else F.CapacityNotPublished
+            out.append(code.make(
                 f"mapping {m.name}: no device of driver {s.driver} publishes {s.type} {s.name} in "
                 f"{where} (published: {known}); Kueue fails such workloads with \"matched devices "
-                f"have no …\"",
-                f"use one of the published names: kubectl kueue-dra map set {m.name} … "
-                f"--{s.type} <name>", mapping=m.name))
+                f"have no …\"", severity="warning", variant="map", mapping=m.name, extra={"mapping": m.name}))
     return out
 
 
@@ -92,13 +86,10 @@ def _cohort_findings(m: Mapping, cluster_queues: list[dict[str, Any]]) -> list[d
         if len(scales) < 2:
             continue
         detail = "; ".join(f"{scale}: {', '.join(qs)}" for scale, qs in sorted(scales.items()))
-        out.append(finding(
-            "warning", "CohortUnitScaleMismatch",
+        out.append(F.CohortUnitScaleMismatch.make(
             f"mapping {m.name}: ClusterQueues of cohort {cohort} give its quota in different unit "
             f"scales ({detail}); Kueue charges {m.name} in the driver's base unit, so these "
-            "quotas are not what they look like next to each other",
-            f"write every nominalQuota of {m.name} in the same scale as the charge, e.g. 80Gi",
-            mapping=m.name))
+            "quotas are not what they look like next to each other", mapping=m.name, extra={"mapping": m.name}))
     return out
 
 
@@ -112,21 +103,17 @@ def describe_mapping(m: Mapping, *, device_classes: list[dict[str, Any]] | None,
         exists = None if existing is None else name in existing
         classes.append({"name": name, "exists": exists})
         if exists is False:
-            findings.append(finding(
-                "warning", "DeviceClassMissing",
-                f"mapping {m.name}: DeviceClass {name} does not exist",
-                f"create it, or drop it: kubectl kueue-dra map remove {m.name} --device-class {name}",
-                mapping=m.name))
+            findings.append(F.DeviceClassMissing.make(
+                f"mapping {m.name}: DeviceClass {name} does not exist", severity="warning", variant="map",
+                mapping=m.name, device_class=name, extra={"mapping": m.name}))
     covered_by = None
     if cluster_queues is not None:
         covered_by = queues_covering(cluster_queues, m.name)
         if not covered_by:
-            findings.append(finding(
-                "warning", "NotCoveredByQueue",
+            findings.append(F.NotCoveredByQueue.make(
                 f"mapping {m.name}: no ClusterQueue covers {m.name}: workloads charged {m.name} are "
-                f"not admitted (\"resource {m.name} unavailable in ClusterQueue\")",
-                f"add {m.name} to a ClusterQueue's coveredResources with a nominalQuota",
-                mapping=m.name))
+                f"not admitted (\"resource {m.name} unavailable in ClusterQueue\")", resource=m.name,
+                extra={"mapping": m.name}))
         findings += _cohort_findings(m, cluster_queues)
     if slices is not None:
         findings += _source_findings(m, slices)

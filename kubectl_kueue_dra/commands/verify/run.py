@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ... import gates as g
+from ...findings import codes as F
 from ...kueue.install.command import for_cli
 from . import devices, gate_states, kubernetes, kueue, namespaces, platform, quota
 from .facts import Facts
@@ -93,7 +94,7 @@ def notes(f: Facts) -> list[dict[str, Any]]:
     feature is a Technology Preview)."""
     if not (f.openshift or f.install.openshift):
         return []
-    return [{"severity": "info", "code": "TechnologyPreview", "message": g.TECHNOLOGY_PREVIEW, "fix": None}]
+    return [F.TechnologyPreview.make(g.TECHNOLOGY_PREVIEW)]
 
 
 def _install_json(f: Facts) -> dict[str, Any]:

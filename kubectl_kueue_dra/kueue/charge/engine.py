@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...dra.quantity import QuantityError, parse_quantity
+from ...findings import codes as F
 from ..fielderrors import aggregate
 from ..units import kueue_int_value, sat_add
 from ..workloads.adjust import adjust
@@ -106,7 +107,7 @@ class ChargeEngine:
                 result.message = result.requeued_message = MSG_DRA_DISABLED
                 return result
             if has_dra(podsets):
-                result.notes.append(Note("DRAIgnored", "KueueDRAIntegration and KueueDRARejectWorkloadsWhenDRADisabled "
+                result.notes.append(Note(F.DRAIgnored, "KueueDRAIntegration and KueueDRARejectWorkloadsWhenDRADisabled "
                                                        "are off: Kueue ignores the resource claims, the devices are "
                                                        "not charged"))
         elif needs_dra_reconcile(podsets, inp):
@@ -179,11 +180,10 @@ class ChargeEngine:
         backed = self.inputs.extended_resource_names()
         names = sorted({a.resource for a in charge.adjustments
                         if a.step == "limitRangeDefaultRequest" and a.resource in backed})
-        return [Note("DefaultedExtendedResource",
+        return [Note(F.DefaultedExtendedResource,
                      f"pod set {charge.name}: {name} comes only from a LimitRange default: Kueue decides whether a "
                      f"workload uses DRA before it applies LimitRange defaults, so {name} is charged under its own "
-                     "name, not through its DeviceClass",
-                     f"set resources.requests.{name} in the pod template to charge it through its DeviceClass")
+                     "name, not through its DeviceClass", {"resource": name})
                 for name in names]
 
     def _limits_only_notes(self, ps: PodSet) -> list[Note]:
@@ -196,9 +196,8 @@ class ChargeEngine:
             for name in (res.get("limits") or {}):
                 if name in backed and name not in (res.get("requests") or {}):
                     notes.append(Note(
-                        "LimitsOnlyExtendedResource",
+                        F.LimitsOnlyExtendedResource,
                         f"container {c.get('name')} sets {name} only in limits: Kueue decides whether a workload "
                         f"uses DRA before it copies limits into requests, so {name} is charged under its own name, "
-                        "not through its DeviceClass (kubernetes-sigs/kueue#14393)",
-                        f"set resources.requests.{name} as well as the limit"))
+                        "not through its DeviceClass (kubernetes-sigs/kueue#14393)", {"resource": name}))
         return notes

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from ...findings import Code
 from ..fielderrors import FieldError
 from ..units import sat_mul
 from ..workloads.adjust import Adjustment
@@ -132,9 +133,13 @@ ChargeLine = PodRequestsLine | ClaimTemplateLine | ExtendedResourceLine | Counte
 class Note:
     """Something true about the charge that is not an error (becomes an info finding)."""
 
-    code: str
+    code: Code
     message: str
-    fix: str | None = None
+    #: what the code's fix is filled with
+    fix_args: dict[str, Any] = field(default_factory=dict)
+
+    def finding(self) -> dict[str, Any]:
+        return self.code.make(self.message, **self.fix_args)
 
 
 @dataclass

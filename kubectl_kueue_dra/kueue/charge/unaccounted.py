@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...findings import finding
+from ...findings import codes as F
 from ...k8s.envelope import owner_references
 from ...kube.view import ClusterView
 from ..config.mappings import Mapping
@@ -43,13 +43,16 @@ class Uncharged:
 
     def fix(self, cli: str = "kubectl") -> str | None:
         """What to do, for the reasons found."""
-        out = []
-        if any(not d["reason"].startswith("class ") for d in self.devices):
-            out.append("run the pods as Kueue workloads: a queue (label kueue.x-k8s.io/queue-name) in a namespace "
-                       "Kueue manages")
-        if any(d["reason"].startswith("class ") for d in self.devices):
-            out.append(f"map the DeviceClass ({cli} kueue-dra map set <quota-resource> --device-class <class>)")
-        return "; ".join(out) or None
+        variant = self.fix_variant()
+        return None if variant is None else F.UnchargedDevices.fix_text(variant, cli=cli)
+
+    def fix_variant(self) -> str | None:
+        """The fix of UnchargedDevices for the reasons found: pods outside Kueue, unmapped classes, or both."""
+        outside = any(not d["reason"].startswith("class ") for d in self.devices)
+        unmapped = any(d["reason"].startswith("class ") for d in self.devices)
+        if not (outside or unmapped):
+            return None
+        return "both" if outside and unmapped else "unmapped" if unmapped else ""
 
     def summaries(self, limit: int = 3) -> list[str]:
         """'12 device(s) of gpu.nvidia.com are allocated to pods Kueue does not charge: 12 in sandbox
@@ -153,7 +156,7 @@ def read_uncharged(view: ClusterView, device_classes: list[dict[str, Any]] | Non
 
 def uncharged_findings(found: Uncharged) -> list[dict[str, Any]]:
     if found.problem:
-        return [finding("warning", "UnchargedDevicesUnknown",
-                        f"whether devices are allocated outside Kueue's accounting is unknown: {found.problem}",
-                        None)]
-    return [finding("warning", "UnchargedDevices", text, found.fix()) for text in found.summaries()]
+        return [F.UnchargedDevicesUnknown.make(
+            f"whether devices are allocated outside Kueue's accounting is unknown: {found.problem}")]
+    return [F.UnchargedDevices.make(text, variant=found.fix_variant() or "", cli="kubectl")
+            for text in found.summaries()]

@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...findings import codes as F
 from ...gates.kueue_gate_table import gate_table
 from ...k8s.labels import selector_matches
 from ...k8s.shape import QUANTITY
@@ -44,8 +45,8 @@ DEFAULT_NAMESPACE = "kueue-system"
 _DURATION = re.compile(r"^[-+]?(0|((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+)$")
 _INT_RANGES = {"int32": (-(1 << 31), 1 << 31), "int64": (-(1 << 63), 1 << 63)}
 #: mapping_rules rules that are not Kueue 0.18/0.19 start-up checks (write-time advice)
-_NOT_AT_START = {"ReservedName", "ExtendedResourceWithCounters", "InvalidSources", "UnknownField",
-                 "InvalidMapping", "InvalidMappings"}
+_NOT_AT_START = {F.ReservedName, F.ExtendedResourceWithCounters, F.InvalidSources, F.UnknownField,
+                 F.InvalidMapping, F.InvalidMappings}
 #: ``validateFeatureGateDependency`` and the DRA dependencies of ``LoadAndValidateFeatureGates``
 _DEPENDENCIES: dict[str, tuple[str, ...]] = {
     "TASFailedNodeReplacement": ("TopologyAwareScheduling",),

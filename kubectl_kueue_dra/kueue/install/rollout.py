@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import UserError
-from ...findings import finding
+from ...findings import codes as F
 from ...kube import errors as kube_errors
 from ...kube.view import ClusterView
 from ..config.load import DEPLOYMENT_NAME, KueueConfig
@@ -28,26 +28,21 @@ def next_steps(view: ClusterView, config: KueueConfig, written: dict[str, Any], 
     name, namespace = _deployment_ref(config)
     if config.kind == "ConfigMap":
         if not restart:
-            return [finding(
-                "info", "RestartNeeded",
+            return [F.RestartNeeded.make(
                 "Kueue reads deviceClassMappings only at startup: the change takes effect when "
-                "the controller restarts",
-                f"kubectl rollout restart deployment/{name} -n {namespace} (or rerun with --restart)")]
+                "the controller restarts", deployment=name, namespace=namespace)]
         restart_and_wait(view, name, namespace, timeout)
-        return [finding("info", "Restarted", f"Deployment {namespace}/{name} restarted and rolled "
-                        "out: Kueue runs with the new mappings", None)]
+        return [F.Restarted.make(f"Deployment {namespace}/{name} restarted and rolled out: Kueue runs with the "
+                                 "new mappings")]
     generation = (written.get("metadata") or {}).get("generation")
     if not restart:
-        return [finding(
-            "info", "OperatorRollout",
+        return [F.OperatorRollout.make(
             "the Kueue operator renders the change into Kueue's ConfigMap and rolls Kueue by "
             f"itself; it is live when Deployment {namespace}/{name} has the pod-template "
-            f"annotation {OPERATOR_ANNOTATION}={generation} and its rollout is complete",
-            "rerun with --restart to wait for that")]
+            f"annotation {OPERATOR_ANNOTATION}={generation} and its rollout is complete")]
     wait_for_operator(view, name, namespace, generation, timeout)
-    return [finding("info", "OperatorRolledOut", f"the operator rolled out Deployment "
-                    f"{namespace}/{name} for generation {generation}: Kueue runs with the new "
-                    "mappings", None)]
+    return [F.OperatorRolledOut.make(f"the operator rolled out Deployment {namespace}/{name} for generation "
+                                     f"{generation}: Kueue runs with the new mappings")]
 
 
 def restart_and_wait(view: Any, name: str, namespace: str, timeout: float) -> None:

@@ -27,12 +27,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...findings import finding
+from ...findings import codes as F
 from ..units import format_usage
 from .quota_tree import FlavorResource, Node, TreeError, build_tree, cohort_of
 
-EXCEEDS = "ExceedsQuota"
-EXHAUSTED = "QuotaExhausted"
+EXCEEDS = F.ExceedsQuota.name
+EXHAUSTED = F.QuotaExhausted.name
 
 
 @dataclass
@@ -154,22 +154,17 @@ def verdict_findings(v: Verdict, cq_name: str, in_cohort: bool, binary: set[str]
         where = f"ClusterQueue {cq_name}" + (" and its cohort" if in_cohort else "")
         kueue_says = f" (Kueue says: \"{quoted}\")" if quoted else ""
         if r.code == EXCEEDS:
-            out.append(finding(
-                "error", EXCEEDS,
+            out.append(F.ExceedsQuota.make(
                 f"pod set {v.pod_set} needs {_fmt(r.resource, r.request, binary)} of {r.resource}, more than "
                 f"{where} can ever give in flavor {r.flavor} ({_fmt(r.resource, r.maximum, binary)}): it waits "
-                f"forever{kueue_says}",
-                f"raise nominalQuota of {r.resource} in ClusterQueue {cq_name}"
-                + (" (or its borrowingLimit, or other queues' lendingLimit in the cohort)" if in_cohort else "")
-                + ", or shrink the workload",
-                predicted=True, kueueMessage=quoted))
+                f"forever{kueue_says}", variant="cohort" if in_cohort else "", resource=r.resource,
+                cluster_queue=cq_name, extra={"predicted": True, "kueueMessage": quoted}))
         else:
-            out.append(finding(
-                "warning", EXHAUSTED,
+            out.append(F.QuotaExhausted.make(
                 f"pod set {v.pod_set} needs {_fmt(r.resource, r.request, binary)} of {r.resource}; {where} has "
                 f"{_fmt(r.resource, r.available, binary)} unused in flavor {r.flavor} (at most "
                 f"{_fmt(r.resource, r.maximum, binary)}): it waits until other workloads finish{kueue_says}",
-                "wait, raise nominalQuota, or allow borrowing in a cohort", predicted=True, kueueMessage=quoted))
+                extra={"predicted": True, "kueueMessage": quoted}))
     return out
 
 
@@ -185,9 +180,8 @@ def quota_findings(world: QuotaWorld, podsets: list[tuple[str, dict[str, int]]],
     try:
         v = verdict(world, podsets, binary)
     except TreeError as e:
-        return [finding("info", "QuotaVerdictUnknown",
-                        f"ClusterQueue {cq_name} is in cohort {cohort_of(world.cluster_queue)}; its quota verdict "
-                        f"is unknown: {e}", "grant list on clusterqueues and cohorts (kueue.x-k8s.io)")], None
+        return [F.QuotaVerdictUnknown.make(f"ClusterQueue {cq_name} is in cohort {cohort_of(world.cluster_queue)}; "
+                                           f"its quota verdict is unknown: {e}", variant="cohort")], None
     if v is None:
         return [], None
     return verdict_findings(v, cq_name, bool(cohort_of(world.cluster_queue)), binary, said), verdict_doc(v, binary)

@@ -16,47 +16,40 @@ from typing import Any
 from ...dra.devices import group_pools
 from ...dra.quantity import parse_quantity
 from ...dra.quantity_value import Quantity
-from ...findings import finding
+from ...findings import Code
+from ...findings import codes as F
 from .allocation import claim_results
 
 _FIT = re.compile(r"^0/(\d+) nodes are available: (.*)$", re.S)
 _HISTOGRAM_ITEM = re.compile(r"^(\d+) (.+)$")
 
-#: the scheduler's reasons (its plugins' exact words) → (code, what it means, the fix)
-_REASONS: list[tuple[re.Pattern[str], str, str, str]] = [
-    (re.compile(r"cannot allocate all claims"), "DevicesUnavailable",
+#: the scheduler's reasons (its plugins' exact words) → (code, what it means, the variant of the code's fix)
+_REASONS: list[tuple[re.Pattern[str], Code, str, str]] = [
+    (re.compile(r"cannot allocate all claims"), F.DevicesUnavailable,
      "no set of free devices on the node satisfies all the pod's claims (too few devices match the "
-     "requests' selectors, or their counters are used by other claims)",
-     "free devices (finish other pods), or relax the claims' selectors"),
-    (re.compile(r"resourceclaim not available on the node"), "ClaimOnOtherNode",
-     "a claim the pod uses is already allocated to devices another node holds",
-     "run the pod on that node, or use a claim per pod (a ResourceClaimTemplate)"),
-    (re.compile(r"ResourceClaim not created yet"), "ClaimNotCreated",
+     "requests' selectors, or their counters are used by other claims)", ""),
+    (re.compile(r"resourceclaim not available on the node"), F.ClaimOnOtherNode,
+     "a claim the pod uses is already allocated to devices another node holds", ""),
+    (re.compile(r"ResourceClaim not created yet"), F.ClaimNotCreated,
      "the ResourceClaim of the pod's claim template does not exist yet (kube-controller-manager's "
-     "resourceclaim controller creates it)",
-     "check that kube-controller-manager runs with DRA enabled and the template exists"),
-    (re.compile(r'resourceclaim(?:\.resource\.k8s\.io)? "([^"]+)" not found'), "ClaimNotFound",
-     "a ResourceClaim the pod names does not exist", "create the ResourceClaim or fix spec.resourceClaims"),
-    (re.compile(r"resourceclaim in use"), "ClaimInUse",
-     "a claim the pod names is reserved for as many consumers as it can have",
-     "give each pod its own claim (a ResourceClaimTemplate)"),
-    (re.compile(r"is being deleted"), "ClaimBeingDeleted", "a claim the pod names is being deleted",
-     "recreate the claim, or the pod"),
-    (re.compile(r"device class (\S+) does not exist"), "DeviceClassMissing",
-     "a request names a DeviceClass that does not exist", "create the DeviceClass or fix deviceClassName"),
-    (re.compile(r"cannot (?:fit resource|schedule extended resource claim)"), "ExtendedResourceUnavailable",
-     "not enough devices of the DeviceClass behind the extended resource are free on the node",
-     "free devices, or request fewer"),
-    (re.compile(r"timed out trying to allocate devices"), "AllocationTimedOut",
-     "the allocator gave up searching (too many device combinations)",
-     "request fewer devices per claim or narrow the selectors"),
-    (re.compile(r"didn't match Pod's node affinity/selector"), "NodeSelectorUnmatched",
+     "resourceclaim controller creates it)", ""),
+    (re.compile(r'resourceclaim(?:\.resource\.k8s\.io)? "([^"]+)" not found'), F.ClaimNotFound,
+     "a ResourceClaim the pod names does not exist", ""),
+    (re.compile(r"resourceclaim in use"), F.ClaimInUse,
+     "a claim the pod names is reserved for as many consumers as it can have", ""),
+    (re.compile(r"is being deleted"), F.ClaimBeingDeleted, "a claim the pod names is being deleted", ""),
+    (re.compile(r"device class (\S+) does not exist"), F.DeviceClassMissing,
+     "a request names a DeviceClass that does not exist", "scheduler"),
+    (re.compile(r"cannot (?:fit resource|schedule extended resource claim)"), F.ExtendedResourceUnavailable,
+     "not enough devices of the DeviceClass behind the extended resource are free on the node", ""),
+    (re.compile(r"timed out trying to allocate devices"), F.AllocationTimedOut,
+     "the allocator gave up searching (too many device combinations)", ""),
+    (re.compile(r"didn't match Pod's node affinity/selector"), F.NodeSelectorUnmatched,
      "the pod's nodeSelector or node affinity (a ResourceFlavor's nodeLabels add to it) matches no "
-     "node that has the devices", "fix the pod's nodeSelector or the ResourceFlavor's nodeLabels"),
-    (re.compile(r"had untolerated taint"), "NodeTainted", "the nodes have taints the pod does not tolerate",
-     "add tolerations (a ResourceFlavor's tolerations) or remove the taint"),
-    (re.compile(r"^Insufficient (\S+)"), "NodeResourcesInsufficient",
-     "the nodes lack the pod's requests of a node resource", "lower the pod's requests or add nodes"),
+     "node that has the devices", ""),
+    (re.compile(r"had untolerated taint"), F.NodeTainted, "the nodes have taints the pod does not tolerate", ""),
+    (re.compile(r"^Insufficient (\S+)"), F.NodeResourcesInsufficient,
+     "the nodes lack the pod's requests of a node resource", ""),
 ]
 
 
@@ -86,12 +79,13 @@ def parse_fit_message(message: str) -> FitMessage:
     return FitMessage(nodes, [(None, rest)] if rest else [], post)
 
 
-def translate(reason: str) -> tuple[str, str, str | None]:
-    """(code, what it means, fix) of one scheduler reason; an unknown one is quoted as it is."""
-    for pattern, code, cause, fix in _REASONS:
+def translate(reason: str) -> tuple[Code, str, str]:
+    """(code, what it means, the variant of its fix) of one scheduler reason; an unknown one is
+    quoted as it is."""
+    for pattern, code, cause, variant in _REASONS:
         if pattern.search(reason):
-            return code, cause, fix
-    return "Unschedulable", "the scheduler's reason (not translated)", None
+            return code, cause, variant
+    return F.Unschedulable, "the scheduler's reason (not translated)", ""
 
 
 @dataclass
@@ -196,16 +190,18 @@ def unscheduled_findings(pods: list[dict[str, Any]], counter_needs: dict[str, li
     out = []
     for (pod_set, message), members in sorted(groups.items(), key=lambda kv: (str(kv[0][0]), kv[0][1])):
         fit = parse_fit_message(message)
-        causes, fixes, codes = [], [], []
+        causes, fixes, codes, variants = [], [], [], []
         for count, reason in fit.reasons:
-            code, cause, fix = translate(reason)
+            code, cause, variant = translate(reason)
             codes.append(code)
+            variants.append(variant)
             on = f"on {count} of {fit.nodes} node(s) " if count is not None and fit.nodes else ""
-            causes.append(f"{on}{cause}" if code != "Unschedulable" else f"{reason!r} ({cause})")
+            causes.append(f"{on}{cause}" if code is not F.Unschedulable else f"{reason!r} ({cause})")
+            fix = code.fix_text(variant)
             if fix and fix not in fixes:
                 fixes.append(fix)
         verdicts = []
-        if "DevicesUnavailable" in codes and supply is not None:
+        if F.DevicesUnavailable in codes and supply is not None:
             for driver, counter, per_device, n in counter_needs.get(pod_set or "", []):
                 v = counter_verdict(supply, driver, counter, per_device, n)
                 if v is not None:
@@ -214,10 +210,11 @@ def unscheduled_findings(pods: list[dict[str, Any]], counter_needs: dict[str, li
         of = f" of pod set {pod_set}" if pod_set else ""
         text = (f"{len(members)} pod(s){of} not scheduled ({names}): " + "; ".join(causes or ["no reason given"])
                 + "".join(f"; {verdict_text(v)}" for v in verdicts) + f". The scheduler says: {message}")
-        if any(v["verdict"] == "fragmented" for v in verdicts):
-            fixes.insert(0, "wait for devices on one GPU to free up, or request a smaller device (the free "
-                            "counters exist, but not in one place)")
-        out.append(finding("warning", codes[0] if len(codes) == 1 else "Unschedulable", text,
-                           "; ".join(fixes) or None, pods=[m["name"] for m in members], reasons=codes,
-                           counters=verdicts))
+        fragmented = any(v["verdict"] == "fragmented" for v in verdicts)  # only DevicesUnavailable has verdicts
+        extra = {"pods": [m["name"] for m in members], "reasons": [c.name for c in codes], "counters": verdicts}
+        if len(codes) == 1:  # one reason: its own code and fix
+            out.append(codes[0].make(text, variant="fragmented" if fragmented else variants[0], extra=extra))
+        else:  # several (or none): each reason's fix, in order
+            out.append(F.Unschedulable.make(text, variant=("fragmented" if fragmented else "several") if fixes else "",
+                                            fixes="; ".join(fixes), extra=extra))
     return out

@@ -1,0 +1,33 @@
+"""The catalogue: every finding code in the order docs/findings.md lists them, one section per
+subject, each code declared once."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from . import charge, devices, mappings, pods, queues, setup
+from .code import Code
+
+#: (title, the module declaring its codes), in the order of docs/findings.md
+SECTIONS: tuple[tuple[str, ModuleType], ...] = (
+    ("Reading the cluster and Kueue's configuration", setup),
+    ("Queues and quota", queues),
+    ("The DRA charge and Kueue's admissibility checks", charge),
+    ("Pods and devices after admission", pods),
+    ("DeviceClasses, devices and mappings", devices),
+    ("Changing deviceClassMappings", mappings),
+)
+
+
+def codes_of(module: ModuleType) -> list[Code]:
+    """The codes a module declares, in the order it declares them."""
+    return [value for name, value in vars(module).items() if isinstance(value, Code) and not name.startswith("_")]
+
+
+def catalogue() -> list[Code]:
+    """Every code, in the order of the sections."""
+    return [code for _, module in SECTIONS for code in codes_of(module)]
+
+
+def by_name() -> dict[str, Code]:
+    return {code.name: code for code in catalogue()}

@@ -1,0 +1,105 @@
+"""Queues and quota: what keeps a workload from its ClusterQueue, and the quota verdict."""
+
+from .code import Code
+
+
+NoQueueName = Code(
+    "NoQueueName", "error",
+    means="The workload names no LocalQueue, so Kueue leaves it alone unless manageJobsWithoutQueueName is set.",
+    fix="kubectl label -n {namespace} {holder} kueue.x-k8s.io/queue-name=<local-queue>",
+    variants={"workload": "set spec.queueName of {holder} in namespace {namespace} to a LocalQueue",
+              "what-if": "add the label kueue.x-k8s.io/queue-name: <local-queue> to metadata.labels in the file"})
+NamespaceNotManaged = Code(
+    "NamespaceNotManaged", "error",
+    means="Kueue's webhooks do not act on the workload's namespace, so its jobs run without quota.",
+    fix="label the namespace to match managedJobsNamespaceSelector",
+    variants={"openshift": "kubectl label namespace {namespace} {label}=true"})
+NamespaceNotSelected = Code(
+    "NamespaceNotSelected", "error",
+    means="The ClusterQueue's namespaceSelector does not select the workload's namespace (one without a "
+          "namespaceSelector selects none).",
+    fix="label the namespace or widen the ClusterQueue's namespaceSelector",
+    variants={"no-selector": "set spec.namespaceSelector of ClusterQueue {cluster_queue} to {{}} (every namespace) "
+                             "or to a selector that matches the namespaces meant to use it",
+              "kueue-condition": "label the namespace, or set the ClusterQueue's namespaceSelector ({{}} selects "
+                                 "every namespace)"})
+LocalQueueMissing = Code(
+    "LocalQueueMissing", "error",
+    means="The LocalQueue the workload names does not exist in its namespace.",
+    fix="create it: a LocalQueue named {local_queue} in {namespace} pointing at a ClusterQueue")
+ClusterQueueMissing = Code(
+    "ClusterQueueMissing", "error",
+    means="The ClusterQueue the LocalQueue points at does not exist.",
+    fix="create ClusterQueue {cluster_queue} or point the LocalQueue at an existing one")
+ClusterQueueStopped = Code(
+    "ClusterQueueStopped", "error",
+    means="The ClusterQueue's stopPolicy is Hold or HoldAndDrain: it admits nothing.",
+    fix="kubectl patch clusterqueue {cluster_queue} --type=merge -p '{{\"spec\":{{\"stopPolicy\":\"None\"}}}}'")
+ClusterQueueInactive = Code(
+    "ClusterQueueInactive", "error",
+    means="The ClusterQueue's Active condition is False, so it admits nothing.",
+    fix="fix what the condition says (often a missing ResourceFlavor or AdmissionCheck)")
+ResourceNotCovered = Code(
+    "ResourceNotCovered", "error",
+    means="The ClusterQueue does not list a resource the workload is charged in its coveredResources, so the "
+          "workload cannot be admitted.",
+    fix="add {resource} to coveredResources of ClusterQueue {cluster_queue} with a nominalQuota",
+    variants={"kueue-condition": "add the resource (mapping name or extendedResourceName) to the "
+                                 "ClusterQueue's coveredResources"})
+NotCoveredByQueue = Code(
+    "NotCoveredByQueue", "warning",
+    means="No ClusterQueue covers a quota resource a DeviceClass or mapping charges, so workloads charged it "
+          "are never admitted.",
+    fix="add {resource} to a ClusterQueue's coveredResources with a nominalQuota")
+QuotaExhausted = Code(
+    "QuotaExhausted", "warning",
+    means="The ClusterQueue, with what its cohort can lend, has not enough unused quota now; the workload "
+          "waits for others to finish.",
+    fix="wait, raise nominalQuota, or allow borrowing in a cohort")
+ExceedsQuota = Code(
+    "ExceedsQuota", "error",
+    means="The workload asks for more than the ClusterQueue can ever get (its nominal quota plus what the "
+          "cohort tree can lend it, capped by its borrowingLimit): it waits forever.",
+    fix="raise nominalQuota of {resource} in ClusterQueue {cluster_queue}, or shrink the workload",
+    variants={"cohort": "raise nominalQuota of {resource} in ClusterQueue {cluster_queue} (or its borrowingLimit, "
+                        "or other queues' lendingLimit in the cohort), or shrink the workload",
+              "kueue-condition": "raise the ClusterQueue's nominalQuota / borrowingLimit (or other queues' "
+                                 "lendingLimit) or shrink the workload"})
+QuotaVerdictUnknown = Code(
+    "QuotaVerdictUnknown", "info",
+    means="Whether the workload fits its ClusterQueue is unknown: part of its charge, or its cohort's "
+          "quotas, could not be known.",
+    variants={"cohort": "grant list on clusterqueues and cohorts (kueue.x-k8s.io)"})
+WhatIfFit = Code(
+    "WhatIfFit", ("warning", "info"),
+    means="Whether a what-if workload (explain -f) would fit its ClusterQueue now: info when it would, a "
+          "warning when it would not, now or ever.",
+    fix="see the quota table: raise nominalQuota or wait",
+    variants={"never": "raise the quota or shrink the workload", "fits": None})
+PartiallyAdmitted = Code(
+    "PartiallyAdmitted", "info",
+    means="Kueue admitted fewer pods of a pod set than it asks for (partial admission) and charges only those.")
+PartialAdmissionFits = Code(
+    "PartialAdmissionFits", "info",
+    means="A waiting workload that allows partial admission fits now with fewer pods, the counts Kueue's "
+          "pod-count search would pick.")
+PartialAdmissionDoesNotFit = Code(
+    "PartialAdmissionDoesNotFit", "warning",
+    means="A waiting workload that allows partial admission does not fit even at its minimum pod counts.",
+    fix="wait for quota, lower minCount (kueue.x-k8s.io/job-min-parallelism) or raise nominalQuota")
+NotAdmitted = Code(
+    "NotAdmitted", "warning",
+    means="Kueue recorded why it does not admit the workload in words this tool does not translate; they are "
+          "quoted.")
+PredictionDiffers = Code(
+    "PredictionDiffers", "warning",
+    means="The DRA error Kueue recorded differs from the one this tool predicts now: the cluster changed "
+          "since, or the Kueue version differs.")
+ChargeMismatch = Code(
+    "ChargeMismatch", "warning",
+    means="What Kueue recorded for a resource differs from what this tool computes for it now.",
+    fix="Kueue computes the charge once, while the workload is pending: ResourceSlices, DeviceClasses, the "
+        "namespace's LimitRanges or RuntimeClasses changed since then, the config changed without a restart, or "
+        "the Kueue version differs (pass --kueue-version)",
+    variants={"not-recorded": "likely causes: the resource got no flavor (not covered), or Kueue's config changed "
+                              "since admission"})

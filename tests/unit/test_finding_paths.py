@@ -1,0 +1,358 @@
+"""The findings no other test drove when the catalogue was made, each through the code path that says
+it: explain on a what-if file or an edited example snapshot, the pure steps behind explain, classes
+and map on fixture objects, and the mapping rules. Each test asserts the code, its severity and its
+fix as the catalogue declares it."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+from testenv.clirun import run  # in process (tests/clirun.py)
+
+from kubectl_kueue_dra.findings import codes as F
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+HEAD = "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nnamespace: kueue-system\n"
+MAPPING = "resources:\n  deviceClassMappings:\n  - name: whole-gpus\n    deviceClassNames: [gpu.nvidia.com]\n"
+
+
+def snapshot(tmp_path, example="resourceclaimtemplate", config=None, extra=(), edit=None):
+    """A copy of an example: Kueue's configuration text replaced, objects added, or edited."""
+    root = tmp_path / "snap"
+    shutil.copytree(EXAMPLES / example, root)
+    for path in sorted(root.glob("*.yaml")):
+        docs = [d for d in yaml.safe_load_all(path.read_text()) if d]
+        for obj in docs:
+            if config is not None and obj["kind"] == "ConfigMap" and obj["metadata"]["name"] == "kueue-manager-config":
+                obj["data"]["controller_manager_config.yaml"] = config
+            if edit:
+                edit(obj)
+        path.write_text(yaml.safe_dump_all(docs))
+    if extra:
+        (root / "extra.yaml").write_text(yaml.safe_dump_all(list(extra)))
+    return str(root)
+
+
+def findings(*args, input=None):
+    proc = run(*args, "-o", "json", input=input)
+    assert proc.returncode in (0, 1), proc.stderr
+    doc = json.loads(proc.stdout)
+    return [f for item in doc.get("items", [doc]) for f in item["findings"]]
+
+
+def the(found, code):
+    [f] = [f for f in found if f["code"] == code.name]
+    assert f["severity"] in code.severities
+    return f
+
+
+def job(ns="team-a", queue="gpu-queue", claims=(), requests=None):
+    container = {"name": "c", "image": "busybox", "resources": {"requests": dict(requests or {"cpu": "1"})}}
+    spec = {"containers": [container], "restartPolicy": "Never"}
+    if claims:
+        spec["resourceClaims"] = list(claims)
+        container["resources"]["claims"] = [{"name": c["name"]} for c in claims]
+    return {"apiVersion": "batch/v1", "kind": "Job",
+            "metadata": {"name": "what-if", "namespace": ns, "labels": {"kueue.x-k8s.io/queue-name": queue}},
+            "spec": {"template": {"spec": spec}}}
+
+
+def template(request, name="t", ns="team-a", **devices):
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate", "metadata": {"name": name, "namespace": ns},
+            "spec": {"spec": {"devices": dict({"requests": [dict({"name": "gpu"}, **request)]}, **devices)}}}
+
+
+ONE_GPU = {"deviceClassName": "gpu.nvidia.com", "allocationMode": "ExactCount", "count": 1}
+BY_TEMPLATE = [{"name": "gpu", "resourceClaimTemplateName": "t"}]
+
+
+# ---- explain predicts Kueue's rejection of a what-if ----------------------------------------------------
+
+@pytest.mark.parametrize("code, objects, args", [
+    (F.AdminAccessNotSupported, [job(claims=BY_TEMPLATE), template({"exactly": dict(ONE_GPU, adminAccess=True)})], ()),
+    (F.AllocationModeNotSupported,
+     [job(claims=BY_TEMPLATE), template({"exactly": {"deviceClassName": "gpu.nvidia.com", "allocationMode": "All"}})], ()),
+    (F.FirstAvailableNotSupported,
+     [job(claims=BY_TEMPLATE), template({"firstAvailable": [{"name": "a", "deviceClassName": "gpu.nvidia.com"}]})], ()),
+    (F.RequestWithoutExactly, [job(claims=BY_TEMPLATE), template({})], ()),
+    (F.ResourceClaimNotSupported, [job(claims=[{"name": "gpu", "resourceClaimName": "shared"}])], ()),
+    (F.SelectorError,  # a string where CEL wants a bool: it fails on every device
+     [job(claims=BY_TEMPLATE), template({"exactly": dict(ONE_GPU, selectors=[{"cel": {"expression": "device.driver"}}])})],
+     ()),
+    # Kueue before 0.18.2 rejected devices.constraints in words this tool does not translate
+    (F.DRARejected, [job(claims=BY_TEMPLATE), template({"exactly": ONE_GPU}, constraints=[{"matchAttribute": "x/y"}])],
+     ("--kueue-version", "0.18.1")),
+])
+def test_explain_predicts_kuees_rejection_of_a_what_if(code, objects, args):
+    found = findings("explain", "-f", "-", "--from", str(EXAMPLES / "resourceclaimtemplate"), *args,
+                     input=yaml.safe_dump_all(objects))
+    f = the(found, code)
+    assert f["severity"] == "error" and f["predicted"] is True
+    assert f["message"].startswith("Kueue rejects this workload's DRA requests: ")
+    assert f["fix"] == code.fix_text()
+
+
+def test_a_fraction_of_a_device_backed_extended_resource_is_rejected():
+    found = findings("explain", "-f", "-", "--from", str(EXAMPLES / "extended-resource"),
+                     input=yaml.safe_dump(job(ns="team-b", requests={"nvidia.com/gpu": "500m"})))
+    assert the(found, F.ExtendedResourceNotInteger)["fix"] == "request whole devices"
+
+
+def test_an_extended_resource_of_a_counter_charged_class_is_rejected():
+    """mig.nvidia.com is in the mapping with counter sources; the file gives it an extendedResourceName."""
+    mig = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "mig.nvidia.com"},
+           "spec": {"selectors": [{"cel": {"expression": "device.driver == 'gpu.nvidia.com'"}}],
+                    "extendedResourceName": "nvidia.com/mig"}}
+    found = findings("explain", "-f", "-", "--from", str(EXAMPLES / "mig-partitionable"),
+                     input=yaml.safe_dump_all([job(ns="ml-research", queue="research",
+                                                   requests={"nvidia.com/mig": "1"}), mig]))
+    f = the(found, F.ExtendedResourceOnCounterClass)
+    assert "with counters configured" in f["message"]
+    assert f["fix"] == "request partitions through ResourceClaimTemplates with CEL selectors"
+
+
+def test_dra_off_with_the_reject_gate_rejects_a_dra_workload(tmp_path):
+    gates = "featureGates:\n  KueueDRAIntegration: false\n  KueueDRARejectWorkloadsWhenDRADisabled: true\n"
+    snap = snapshot(tmp_path, config=HEAD + gates + MAPPING)
+    f = the(findings("explain", "job/batch-infer", "-n", "team-a", "--from", snap), F.KueueDRADisabled)
+    assert "KueueDRAIntegration feature gate is not enabled" in f["message"]
+    assert f["fix"].startswith("enable KueueDRAIntegration in Kueue's featureGates")
+
+
+@pytest.mark.parametrize("code, limit_range", [
+    # a default limit below what the container requests: Kueue's requests-within-limits check
+    (F.RequestsExceedLimits, {"type": "Container", "default": {"cpu": "500m"}}),
+    # a request below the LimitRange's min
+    (F.LimitRangeViolated, {"type": "Container", "min": {"cpu": "2"}}),
+])
+def test_explain_predicts_kueues_admissibility_check(tmp_path, code, limit_range):
+    lr = {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "lr", "namespace": "team-a"},
+          "spec": {"limits": [limit_range]}}
+    snap = snapshot(tmp_path, extra=[lr])
+    found = findings("explain", "-f", "-", "--from", snap, input=yaml.safe_dump(job(requests={"cpu": "1"})))
+    f = the(found, code)
+    assert f["severity"] == "error" and f["predicted"] is True
+    assert f["message"].startswith("Kueue keeps it waiting before it looks at quota: ")
+    assert f["fix"] == code.fix_text()
+
+
+def test_an_admissibility_message_this_tool_does_not_know_is_quoted(monkeypatch):
+    """NotAdmissible: the fallback for a message of Kueue's admissibility check none of the known
+    causes matches (a later Kueue's words), quoted as it is."""
+    from kubectl_kueue_dra.commands.explain import partial_report
+    from kubectl_kueue_dra.kueue.charge import ChargeResult, PodSetCharge
+
+    monkeypatch.setattr(partial_report, "admissibility_message", lambda specs, limit_ranges: "a new reason")
+    [f] = partial_report.admissibility_findings(ChargeResult([PodSetCharge("main", 1)]), [], admitted=False)
+    assert (f["code"], f["severity"], f["fix"]) == ("NotAdmissible", "error", None)
+    assert f["message"].endswith("Kueue's message: a new reason")
+
+
+def test_an_unsupported_kueue_version_is_said():
+    f = the(findings("explain", "job/batch-infer", "-n", "team-a", "--from", str(EXAMPLES / "resourceclaimtemplate"),
+                     "--kueue-version", "0.9.0"), F.KueueVersionUnsupported)
+    assert "Kueue 0.9.0 is outside the versions this tool re-derives" in f["message"] and f["fix"] is None
+
+
+# ---- what Kueue recorded ------------------------------------------------------------------------------
+
+def _waiting(message, reason="Pending"):
+    return {"metadata": {"name": "wl"}, "status": {"conditions": [
+        {"type": "QuotaReserved", "status": "False", "reason": reason, "message": message}]}}
+
+
+@pytest.mark.parametrize("code, message", [
+    (F.KueueCannotList, "failed to list ResourceSlices: the server is currently unable to handle the request"),
+    (F.CapacityRequestUnsatisfiable, "spec.podSets[0].template.spec.resourceClaims[0].devices.requests[0]: Invalid "
+                                     "value: null: capacity request cannot be satisfied by any matched device"),
+])
+def test_kueues_recorded_condition_is_translated(code, message):
+    from kubectl_kueue_dra.commands.explain.recorded import recorded_part
+    from kubectl_kueue_dra.kueue.charge import ChargeResult
+
+    _, [f] = recorded_part(_waiting(message, "Inadmissible"), ChargeResult([]), set(), set(), set())
+    assert (f["code"], f["severity"], f["fix"], f["reason"]) == (code.name, "error", code.fix_text(), "Inadmissible")
+    assert f["message"].startswith(f"Kueue says: {message} — ")
+
+
+def test_kueues_words_it_does_not_translate_are_quoted_and_a_changed_prediction_is_said():
+    from kubectl_kueue_dra.commands.explain.recorded import recorded_part
+    from kubectl_kueue_dra.kueue.charge import ChargeResult
+
+    _, found = recorded_part(_waiting("something Kueue says now"), ChargeResult([]), set(), set(), set())
+    assert [(f["code"], f["severity"], f["fix"]) for f in found] == [("NotAdmitted", "warning", None)]
+    # Kueue recorded one DRA error, this tool now predicts another: the cluster changed since
+    predicted = ChargeResult([], message="ResourceClaimTemplate t: AdminAccess is not supported")
+    _, found = recorded_part(_waiting("DeviceClass gpu is not mapped in DRA configuration", "Inadmissible"), predicted,
+                             set(), set(), set())
+    assert [f["code"] for f in found] == ["DeviceClassNotMapped", "PredictionDiffers"]
+    assert found[1]["severity"] == "warning" and found[1]["fix"] is None
+
+
+def test_a_partially_admitted_pod_set_is_said():
+    from kubectl_kueue_dra.commands.explain.partial_report import admission_counts_findings
+    from kubectl_kueue_dra.kueue.charge import ChargeResult, PodSetCharge
+
+    [f] = admission_counts_findings(ChargeResult([PodSetCharge("workers", 4, min_count=2, admitted_count=3)]))
+    assert (f["code"], f["severity"], f["fix"]) == ("PartiallyAdmitted", "info", None)
+    assert f["message"] == ("pod set workers: 4 requested, 3 admitted (partial admission, minCount 2): Kueue charges "
+                            "3 pods")
+
+
+# ---- the queue ----------------------------------------------------------------------------------------
+
+def _queue_findings(cluster_queue):
+    from kubectl_kueue_dra.commands.explain.queue import QueuePath, queue_findings
+    from kubectl_kueue_dra.kueue.queues.namespaces import namespace_rule
+
+    rule = namespace_rule(openshift=False, configuration={}, kueue_version="0.19.2", kueue_namespace="kueue-system")
+    namespace = {"metadata": {"name": "team-a"}}
+    return queue_findings(QueuePath("lq", {"spec": {"clusterQueue": "gpu-cq"}}, cluster_queue, namespace, rule), {},
+                          "team-a")
+
+
+def test_a_stopped_cluster_queue_gets_the_patch_that_starts_it():
+    f = the(_queue_findings({"metadata": {"name": "gpu-cq"}, "spec": {"namespaceSelector": {}, "stopPolicy": "Hold"}}),
+            F.ClusterQueueStopped)
+    assert f["message"] == "ClusterQueue gpu-cq has stopPolicy Hold: it admits nothing"
+    assert f["fix"] == "kubectl patch clusterqueue gpu-cq --type=merge -p '{\"spec\":{\"stopPolicy\":\"None\"}}'"
+
+
+def test_an_inactive_cluster_queue_quotes_its_condition():
+    cq = {"metadata": {"name": "gpu-cq"}, "spec": {"namespaceSelector": {}}, "status": {"conditions": [
+        {"type": "Active", "status": "False", "reason": "FlavorNotFound", "message": "Can't admit new workloads"}]}}
+    f = the(_queue_findings(cq), F.ClusterQueueInactive)
+    assert f["message"] == "ClusterQueue gpu-cq is not active: FlavorNotFound: Can't admit new workloads"
+    assert f["fix"] == "fix what the condition says (often a missing ResourceFlavor or AdmissionCheck)"
+
+
+# ---- Kueue's configuration ----------------------------------------------------------------------------
+
+def test_a_configuration_kueue_cannot_read_is_invalid(tmp_path):
+    f = the(findings("classes", "--from", snapshot(tmp_path, config=HEAD + "resources: [\n")), F.KueueConfigInvalid)
+    assert f["severity"] == "error" and f["fix"] == "fix the Kueue configuration; Kueue will not start with it"
+
+
+def test_transformations_that_cannot_be_read_are_left_out_of_the_charge():
+    from kubectl_kueue_dra.commands.explain.context import resource_rules
+    from kubectl_kueue_dra.kueue.config.load import KueueConfig
+
+    document = {"resources": {"transformations": [{"input": "example.com/x", "outputs": {"cpu": "lots"}}]}}
+    rules, [f] = resource_rules(KueueConfig("ConfigMap", "kueue-manager-config", "kueue-system", document))
+    assert rules.problem and not rules.transformations
+    assert (f["code"], f["severity"], f["fix"]) == ("TransformationsUnreadable", "warning", None)
+    assert f["message"].endswith("; the charge ignores them")
+
+
+# ---- after admission: the scheduler's reasons, the allocated devices -----------------------------------
+
+@pytest.mark.parametrize("code, reason", [
+    (F.AllocationTimedOut, "timed out trying to allocate devices"),
+    (F.ClaimBeingDeleted, 'resourceclaim "train-0-gpu" is being deleted'),
+    (F.ClaimInUse, "resourceclaim in use"),
+    (F.ExtendedResourceUnavailable, "cannot fit resource claim for extended resource nvidia.com/gpu"),
+    (F.NodeTainted, "node(s) had untolerated taint {gpu: true}"),
+])
+def test_a_pod_the_scheduler_does_not_place_gets_the_reasons_code(code, reason):
+    from kubectl_kueue_dra.kueue.workloads.past import unscheduled_findings
+
+    message = f"0/3 nodes are available: 3 {reason}. preemption: 0/3 nodes are available."
+    pods = [{"name": "train-0", "podSet": "main", "phase": "Pending", "node": None,
+             "scheduled": {"status": "False", "reason": "Unschedulable", "message": message}}]
+    [f] = unscheduled_findings(pods, {}, None)
+    assert (f["code"], f["severity"], f["reasons"], f["pods"]) == (code.name, "warning", [code.name], ["train-0"])
+    assert f["fix"] == code.fix_text() and f["message"].endswith(f"The scheduler says: {message}")
+
+
+def test_a_device_no_slice_publishes_any_more_is_said():
+    from kubectl_kueue_dra.commands.explain.pods import stale_device_findings
+
+    [f] = stale_device_findings([{"claim": "c", "pod": "p", "device": "gpu.example.com/node-1/gpu-0",
+                                  "generation": "missing"}])
+    assert (f["code"], f["severity"]) == ("AllocatedDeviceMissing", "warning")
+    assert "which is in none of its pool's ResourceSlices" in f["message"]
+    assert f["fix"] == "check the DRA driver on the node; delete the pod to get a current device"
+
+
+def test_a_charge_above_what_the_allocated_devices_consume_is_said():
+    """Kueue charges the MAX a matching device consumes (20Gi); the pod got a 5Gi MIG device."""
+    from kubectl_kueue_dra.commands.explain.pods import overcharge_findings
+    from kubectl_kueue_dra.kueue.charge import ChargeResult, PodSetCharge
+    from kubectl_kueue_dra.kueue.charge.results import CounterLine, RequestRef
+    from kubectl_kueue_dra.kueue.workloads.allocation import allocations
+
+    pods = [{"metadata": {"name": "p"}, "spec": {"resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "t"}]},
+             "status": {"resourceClaimStatuses": [{"name": "gpu", "resourceClaimName": "p-gpu"}]}}]
+    claims = [{"metadata": {"name": "p-gpu"}, "status": {"allocation": {"devices": {"results": [
+        {"request": "gpu", "driver": "gpu.example.com", "pool": "node-1", "device": "mig-1g"}]}}}}]
+    slices = [{"spec": {"driver": "gpu.example.com", "pool": {"name": "node-1"}, "devices": [
+        {"name": "mig-1g", "consumesCounters": [{"counterSet": "gpu-0", "counters": {"memory": {"value": "5Gi"}}}]},
+        {"name": "mig-3g", "consumesCounters": [{"counterSet": "gpu-0", "counters": {"memory": {"value": "20Gi"}}}]}]}}]
+    line = CounterLine(RequestRef("gpu", "t", "gpu", "mig.example.com", 1), "gpu.memory", "memory", "gpu.example.com",
+                       2, 1, "mig-3g", "20Gi", 21474836480, "")
+    result = ChargeResult([PodSetCharge("main", 1, lines=[line])])
+    [f] = overcharge_findings(allocations(pods, claims, slices), result)
+    assert (f["code"], f["severity"]) == ("ChargedAboveAllocation", "info")
+    assert "but 1 allocated device(s) consume less: gpu.example.com/node-1/mig-1g consumes 5Gi" in f["message"]
+    assert f["fix"] == "narrow the request's CEL selector to one device shape to make the charge exact"
+
+
+# ---- classes and map ----------------------------------------------------------------------------------
+
+def test_devices_of_an_incomplete_pool_are_said(tmp_path):
+    def half_published(obj):  # every pool says it has one more slice than the snapshot holds
+        if obj["kind"] == "ResourceSlice":
+            obj["spec"]["pool"]["resourceSliceCount"] = obj["spec"]["pool"].get("resourceSliceCount", 1) + 1
+
+    doc = json.loads(run("classes", "--from", snapshot(tmp_path, edit=half_published), "-o", "json").stdout)
+    f = the([f for dc in doc["deviceClasses"] for f in dc["findings"]], F.IncompletePool)
+    assert f["message"].endswith("matching device(s) are in incomplete pools and are not allocatable until the "
+                                 "driver publishes every slice")
+    assert f["fix"] is None
+
+
+def test_a_capacity_no_device_publishes_is_said_by_map():
+    from kubectl_kueue_dra.commands.map.report import map_report
+    from kubectl_kueue_dra.kueue.config.mappings import parse_mappings
+
+    mappings = parse_mappings([{"name": "gpu.cores", "deviceClassNames": ["gpu.example.com"], "sources": [
+        {"capacity": {"name": "cores", "driver": "gpu.example.com", "deviceSelector": {"cel": {"expression": "true"}}}}]}])
+    slices = [{"spec": {"driver": "gpu.example.com", "devices": [{"name": "d0", "capacity": {"memory": {"value": "1"}}}]}}]
+    _, [f] = map_report(mappings, device_classes=None, cluster_queues=None, slices=slices)
+    assert (f["code"], f["severity"], f["mapping"]) == ("CapacityNotPublished", "warning", "gpu.cores")
+    assert "publishes capacity cores in capacity (published: memory)" in f["message"]
+    assert f["fix"] == "use one of the published names: kubectl kueue-dra map set gpu.cores … --capacity <name>"
+
+
+def test_a_change_that_cannot_keep_the_text_says_it_was_rewritten(tmp_path):
+    flow = ("{apiVersion: config.kueue.x-k8s.io/v1beta2, kind: Configuration, namespace: kueue-system, "
+            "resources: {deviceClassMappings: [{name: whole-gpus, deviceClassNames: [gpu.nvidia.com]}]}}\n")
+    found = findings("map", "set", "example.com/gpu", "--device-class", "other.nvidia.com", "--dry-run=client",
+                     "--from", snapshot(tmp_path, config=flow))
+    assert [(f["code"], f["severity"], f["fix"]) for f in found] == [("ConfigReformatted", "warning", None)]
+
+
+@pytest.mark.parametrize("code, raw", [
+    (F.InvalidMappings, {"gpu": ["gpu.example.com"]}),
+    (F.InvalidMapping, ["gpu"]),
+    (F.MissingName, [{"deviceClassNames": ["gpu.example.com"]}]),
+    (F.MissingSourceName, [{"name": "gpu.memory", "deviceClassNames": ["mig.example.com"], "sources": [
+        {"counter": {"driver": "gpu.example.com", "deviceSelector": {"cel": {"expression": "true"}}}}]}]),
+    (F.MissingDriver, [{"name": "gpu.memory", "deviceClassNames": ["mig.example.com"], "sources": [
+        {"counter": {"name": "memory", "deviceSelector": {"cel": {"expression": "true"}}}}]}]),
+    (F.InvalidCapacityName, [{"name": "gpu.cores", "deviceClassNames": ["gpu.example.com"], "sources": [
+        {"capacity": {"name": "Not A Name", "driver": "gpu.example.com",
+                      "deviceSelector": {"cel": {"expression": "true"}}}}]}]),
+])
+def test_a_mapping_kueue_would_refuse_is_an_error_finding(code, raw):
+    from kubectl_kueue_dra.kueue.config.mapping_rules import Rules, validate
+    from kubectl_kueue_dra.kueue.config.mappings import UPSTREAM
+
+    violations = [v for v in validate(raw, Rules(UPSTREAM, 19, counter_gate=True, capacity_gate=True))
+                  if v.rule is code]
+    assert violations and all(v.severity == "error" for v in violations)
+    f = violations[0].finding("error")  # map refuses the change with these
+    assert (f["code"], f["severity"], f["fix"]) == (code.name, "error", None)
+    assert f["message"] == violations[0].text
