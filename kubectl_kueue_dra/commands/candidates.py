@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ..environment import Environment
     from ..kube.view import ClusterView
 
 #: the TYPE words of ``explain TYPE/NAME`` offered before the slash (kube/refs.py has them all)
@@ -16,11 +17,11 @@ REFERENCE_KINDS = ("job", "workload", "pod", "jobset", "rayjob", "raycluster", "
                    "statefulset", "appwrapper")
 
 
-def kubeconfig_contexts(kubeconfig: str | None) -> list[str]:
+def kubeconfig_contexts(kubeconfig: str | None, env: Environment) -> list[str]:
     """The contexts of the kubeconfig files kubectl would merge (``--kubeconfig`` alone when given)."""
     from ..kube.kubeconfig import kubeconfig_paths, merge_kubeconfigs
 
-    merged, _ = merge_kubeconfigs(kubeconfig_paths(kubeconfig), explicit=bool(kubeconfig))
+    merged, _ = merge_kubeconfigs(kubeconfig_paths(kubeconfig, env), explicit=bool(kubeconfig), env=env)
     return sorted(c["name"] for c in merged["contexts"])
 
 

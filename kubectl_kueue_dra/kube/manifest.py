@@ -8,7 +8,6 @@ like the view checks what it reads) so that explain can use them before the clus
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -59,15 +58,17 @@ def _documents(docs: list[Any]) -> list[Any]:
     return out
 
 
-def read_manifest(path: str, stdin: IO[str] | None = None) -> Manifest:
-    """The workloads in ``path`` (``-`` reads ``stdin``) and the objects beside them."""
+def read_manifest(path: str, stdin: IO[str], opened_at: str | None = None) -> Manifest:
+    """The workloads in ``path`` (``-`` reads ``stdin``, the run's) and the objects beside them
+    (the file read at ``opened_at`` when the path is relative to another directory than the
+    process's)."""
     import yaml
 
     try:
         if path == "-":
-            text = (stdin or sys.stdin).read()
+            text = stdin.read()
         else:
-            with open(path, "rb") as f:
+            with open(opened_at or path, "rb") as f:
                 text = utf8_text(f.read())
     except OSError as e:
         raise UsageError(f"-f {path}: {e.strerror}") from None

@@ -10,8 +10,9 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "kubectl_kueue_dra"
 
-#: modules every layer may use: errors, findings, stats (KUEUE_DRA_STATS), frozen, the version
-BASE = {"errors", "findings", "stats", "frozen", "__version__"}
+#: modules every layer may use: errors, findings, stats (KUEUE_DRA_STATS), frozen, environment (the
+#: run's streams, variables and clock), the version
+BASE = {"errors", "findings", "stats", "frozen", "environment", "__version__"}
 #: package → the project packages it may import (besides itself and BASE)
 ALLOWED = {
     "k8s": set(),
