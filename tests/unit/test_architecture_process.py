@@ -1,4 +1,4 @@
-"""The rules of docs/architecture.md on the process's state, read from the source:
+"""The rules of docs/architecture.md on the process's state and on calls, read from the source:
 
 * nothing in the package changes the process's streams or environment variables (no assignment to
   ``sys.stdout``/``stderr``/``stdin``, no ``os.environ[...] =``, ``del os.environ[...]``,
@@ -6,7 +6,8 @@
 * only the entry point (``cli/entry.py``) reads them (``os.environ``, ``os.getenv``, ``sys.std*``,
   ``sys.argv``, ``os.getcwd``, the home ``expanduser`` and ``Path.home`` find): everything else
   gets them from the run's ``Environment``;
-* only ``environment.py`` (the system clock) reads the time: the rest asks the run's ``Clock``.
+* only ``environment.py`` (the system clock) reads the time: the rest asks the run's ``Clock``;
+* no call passes more than 8 positional arguments (keyword-only dataclasses instead).
 
 Each rule also runs on a snippet that breaks it, so none passes by finding nothing."""
 
@@ -22,6 +23,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "kubectl_kueue_dra"
 ENTRY = PACKAGE / "cli" / "entry.py"
 #: the one module that reads the system clock
 CLOCK = PACKAGE / "environment.py"
+MAX_POSITIONAL = 8
 
 _STREAMS = {"stdin", "stdout", "stderr", "__stdin__", "__stdout__", "__stderr__"}
 _ENVIRON_CHANGES = {"update", "pop", "setdefault", "clear", "popitem", "__setitem__", "__delitem__"}
@@ -122,6 +124,12 @@ def clock_reads(source: str) -> list[tuple[int, str]]:
     return sorted(set(found))
 
 
+def long_calls(source: str, limit: int = MAX_POSITIONAL) -> list[tuple[int, int]]:
+    """(line, count) of every call with more than ``limit`` positional arguments (``*xs`` counts one)."""
+    return [(node.lineno, len(node.args)) for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Call) and len(node.args) > limit]
+
+
 def _where(path: Path) -> str:
     return str(path.relative_to(PACKAGE))
 
@@ -139,6 +147,11 @@ def test_only_the_entry_point_reads_the_process_environment(path):
 @pytest.mark.parametrize("path", [p for p in modules() if p != CLOCK], ids=_where)
 def test_only_the_system_clock_reads_the_time(path):
     assert clock_reads(path.read_text()) == [], f"{_where(path)}: take the time from the run's Clock"
+
+
+@pytest.mark.parametrize("path", modules(), ids=_where)
+def test_no_call_has_more_than_8_positional_arguments(path):
+    assert long_calls(path.read_text()) == [], f"{_where(path)}: pass them by keyword (kw_only dataclasses)"
 
 
 def test_the_exempt_modules_do_what_they_are_exempt_for():
@@ -207,3 +220,8 @@ b = datetime.datetime.utcnow()
     found = clock_reads(snippet)
     assert [line for line, _ in found] == [4, 5, 6, 7, 8], found
     assert clock_reads("from datetime import datetime\nx = datetime.fromisoformat(t)\nclock.now()\n") == []
+
+
+def test_a_long_positional_call_is_found():
+    assert long_calls("f(1, 2, 3, 4, 5, 6, 7, 8)\nf(*xs, a=1)\n") == []
+    assert long_calls("x = 1\nRequest('set', n, c, d, e, f, g, h, i)\n") == [(2, 9)]

@@ -33,7 +33,7 @@ OFFLINE = "offline snapshot"
 LISTED = ("DeviceClass", "ResourceSlice", "ClusterQueue", "LocalQueue", "Namespace")
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Facts:
     live: bool
     source: str
@@ -238,9 +238,11 @@ def gather(view: ClusterView, kueue_namespace: str | None = None, probe: bool = 
         unreadable["Pod"] = view.forbidden("Pod") or ""
     # every claim and Workload (403: unknown); a snapshot without claims reads as none allocated
     uncharged = read_uncharged(view, lists["DeviceClass"], install.effective.mappings if config.found else None)
-    return Facts(view.live, view.source, config, install, lists, unreadable, kueue_served, openshift,
-                 feature_gate, cluster_version, kueue_cr, server_version, inp, k8s_gates, kueue_gates, probed,
-                 list(view.unreadable), changed, pods=pods, malformed=view.malformed,
+    return Facts(live=view.live, source=view.source, config=config, install=install, lists=lists,
+                 unreadable=unreadable, kueue_served=kueue_served, openshift=openshift, feature_gate=feature_gate,
+                 cluster_version=cluster_version, kueue_cr=kueue_cr, server_version=server_version,
+                 k8s_inputs=inp, k8s_gates=k8s_gates, kueue_gates=kueue_gates, probed=probed,
+                 forbidden=list(view.unreadable), config_changed=changed, pods=pods, malformed=view.malformed,
                  cluster_version_problem=cluster_version_problem, uncharged=uncharged)
 
 

@@ -87,9 +87,10 @@ def _charge_name(inputs: ChargeInputs, tally: Tally, name: str, entries: list[_E
     tally.replaced.add(name)
     tally.add(quota_key, value)
     tally.charge.lines.append(ExtendedResourceLine(
-        name, sname, sorted(dc["metadata"]["name"] for dc in candidates), mapping.name if mapping else None,
-        quota_key, value, [e.container for e in entries],
-        f"{name}: max(init containers) vs sum(containers) = {value} → {quota_key}"
+        resource_name=name, device_class=sname, candidates=sorted(dc["metadata"]["name"] for dc in candidates),
+        mapping=mapping.name if mapping else None, resource=quota_key, per_pod=value,
+        containers=[e.container for e in entries],
+        detail=f"{name}: max(init containers) vs sum(containers) = {value} → {quota_key}"
         + ("" if quota_key == name else f" (mapping of {sname}); {name} itself is not charged")))
     return []
 
