@@ -3,12 +3,12 @@ settings that stop Kueue from starting (research kueue-dra.md §1)."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from collections.abc import Iterable
 from typing import Any
 
 from .kueue_gate_table import gate_table
+from .versions import DEFAULT_KUEUE_MINOR, kueue_minor
 from .model import DRA_CONSUMABLE, DRA_EXTENDED, DRA_PARTITIONABLE, OFF, GateState, state_of
 
 KUEUE_DRA = "KueueDRAIntegration"
@@ -35,12 +35,8 @@ _OBSOLETE_SPECS: dict[str, dict[tuple[int, int], tuple[str, bool] | None]] = {
     "DynamicResourceAllocation": {(0, 14): ("ALPHA", False), (0, 18): ("DEPRECATED", False), (0, 19): None},
     "DRAExtendedResources": {(0, 17): ("ALPHA", False), (0, 18): ("DEPRECATED", False), (0, 19): None},
 }
-ASSUMED_KUEUE_VERSION = (0, 19)
-
-
-def kueue_minor(version: str | None) -> tuple[int, int] | None:
-    match = re.match(r"v?(\d+)\.(\d+)", version or "")
-    return (int(match.group(1)), int(match.group(2))) if match else None
+#: the Kueue minor assumed when the installation's version cannot be read
+ASSUMED_KUEUE_VERSION = DEFAULT_KUEUE_MINOR
 
 
 def _spec_at(specs: dict[tuple[int, int], Any], v: tuple[int, int]) -> Any:

@@ -3,12 +3,12 @@ them (it reads FeatureGate spec only; research openshift-kueue-operator.md §2.3
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from .kueue import KUEUE_EXTENDED, KUEUE_PARTITIONABLE, kueue_default
 from .model import DRA, DRA_EXTENDED, DRA_PARTITIONABLE, Evidence, GateState
+from .versions import release_of
 
 
 def openshift_version(cluster_version: dict[str, Any] | None) -> str | None:
@@ -42,12 +42,6 @@ OPENSHIFT_MINIMUM: dict[str, tuple[int, int]] = {DRA: (4, 21), DRA_EXTENDED: (4,
 #: the one line verify prints on OpenShift (Red Hat documents the feature as a Technology Preview)
 TECHNOLOGY_PREVIEW = ("Kueue's DRA quota management is a Technology Preview feature of the Red Hat build of "
                       "Kueue on OpenShift (not supported for production use)")
-
-
-def release_of(ocp_version: str | None) -> tuple[int, int] | None:
-    """(major, minor) of an OpenShift version string such as ``4.21.3``."""
-    match = re.match(r"(\d+)\.(\d+)", ocp_version or "")
-    return (int(match.group(1)), int(match.group(2))) if match else None
 
 
 def featuregate_status_entry(feature_gate: dict[str, Any] | None, version: str | None

@@ -6,7 +6,8 @@ import json
 from typing import Any
 
 from ... import gates as g
-from ...kueue.config.load import CONFIG_KEY, CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEPLOYMENT_NAME
+from ...kueue.config.load import CONFIG_KEY, CONFIGMAP_NAME, DEPLOYMENT_NAME
+from ...kueue.names import DEFAULT_NAMESPACE
 from ...kueue.install.command import shell_quote
 from .facts import Facts
 

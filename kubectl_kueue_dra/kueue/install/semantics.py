@@ -7,7 +7,6 @@ reported as such rather than guessed.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -15,16 +14,11 @@ if TYPE_CHECKING:
     from ...gates.kueue import KueueGates
 
 from ...dra.cel.errors import KUEUE_DRA_V036, CelDialect
+from ...gates.versions import DEFAULT_KUEUE_VERSION, SUPPORTED, is_supported, parse_version
 
-DEFAULT_VERSION = "0.19.2"
-SUPPORTED = "0.18.0 – 0.19.x"
-
-
-def parse_version(text: str) -> tuple[int, int, int] | None:
-    match = re.match(r"^v?(\d+)\.(\d+)(?:\.(\d+))?", text.strip())
-    if not match:
-        return None
-    return int(match.group(1)), int(match.group(2)), int(match.group(3) or 0)
+#: the version whose semantics apply when the installation's cannot be read (gates/versions)
+DEFAULT_VERSION = DEFAULT_KUEUE_VERSION
+__all__ = ["DEFAULT_VERSION", "SUPPORTED", "DRAGates", "Semantics", "parse_version"]
 
 
 @dataclass(frozen=True)
@@ -54,7 +48,7 @@ class Semantics:
     @staticmethod
     def supported(version: str) -> bool:
         v = parse_version(version)
-        return v is not None and (0, 18, 0) <= v < (0, 20, 0)
+        return v is not None and is_supported(v)
 
     @classmethod
     def for_version(cls, version: str | None) -> Semantics:

@@ -19,7 +19,7 @@ from ..config.mapping_rules import Rules
 from ..config.mappings import OPERATOR, UPSTREAM
 from ..names import OPENSHIFT_MANAGED_LABEL, OPERATOR_NAMESPACE
 from .model import KueueInstallation
-from .semantics import parse_version
+from ...gates.versions import kueue_minor
 
 OPERATOR_ANNOTATION = "kueueoperator.kueue.openshift.io/cluster"
 __all__ = ["OPERATOR_NAMESPACE", "TargetFacts", "operator_managed_reason", "target_facts"]
@@ -35,7 +35,8 @@ class TargetFacts:
 
 
 def minor_of(version: str | None) -> int | None:
-    parsed = parse_version(version) if version else None
+    """The minor of a 0.x Kueue version (19 for 0.19.2), the form mapping_rules takes."""
+    parsed = kueue_minor(version)
     if parsed is None or parsed[0] != 0:
         return None
     return parsed[1]
