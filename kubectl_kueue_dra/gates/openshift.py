@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .kueue import KUEUE_EXTENDED, KUEUE_PARTITIONABLE, kueue_default
+from .kueue import OPERATOR_WRITES, kueue_default, source_refusal
 from .model import DRA, DRA_EXTENDED, DRA_PARTITIONABLE, Evidence, GateState
 from .versions import release_of
 
@@ -121,7 +121,7 @@ def operator_detection_gaps(k8s: dict[str, GateState], spec: FeatureGateSpec | N
     FeatureGate spec.customNoUpgrade.enabled (not status, TechPreviewNoUpgrade or defaults)."""
     gaps = []
     seen = set(spec.enabled) if spec is not None and spec.custom else set()
-    for gate, kueue_gate in ((DRA_EXTENDED, KUEUE_EXTENDED), (DRA_PARTITIONABLE, KUEUE_PARTITIONABLE)):
+    for gate, kueue_gate in OPERATOR_WRITES.items():
         state = k8s.get(gate)
         if state is None or not state.on or gate in seen:
             continue
@@ -152,8 +152,8 @@ def operator_detection_gaps(k8s: dict[str, GateState], spec: FeatureGateSpec | N
                                "gate to be enabled\")")
             else:
                 consequence = (f"the operator writes the counter sources without {kueue_gate}: Kueue "
-                               f"{'.'.join(map(str, kueue_version))} refuses the configuration (\"counter "
-                               "sources require KueueDRAIntegrationPartitionableDevices to be enabled\") and "
-                               "the new pod crash-loops; the Kueue CR reports Degraded/MissingDependencies")
+                               f"{'.'.join(map(str, kueue_version))} refuses the configuration "
+                               f"(\"{source_refusal('counter')}\") and the new pod crash-loops; the Kueue CR "
+                               "reports Degraded/MissingDependencies")
         gaps.append(DetectionGap(gate, how, consequence))
     return gaps

@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...gates.kueue import KUEUE_DRA, KUEUE_NEEDS_K8S, SOURCE_GATES
 from ...gates.kueue_gate_table import gate_table
 from ...gates.versions import DEFAULT_KUEUE_MINOR, KUEUE_MINORS, minor_text
 from ...gates.versions import kueue_minor as version_minor
@@ -63,9 +64,8 @@ _DEPENDENCIES: dict[str, tuple[str, ...]] = {
     "TASHandleOverlappingFlavors": ("TopologyAwareScheduling",),
     "UnadmittedWorkloadsExplicitStatus": ("UnadmittedWorkloadsObservability",),
     "ElasticJobsViaWorkloadSlicesWithTAS": ("ElasticJobsViaWorkloadSlices", "TopologyAwareScheduling"),
-    "KueueDRAIntegrationExtendedResource": ("KueueDRAIntegration",),
-    "KueueDRAIntegrationPartitionableDevices": ("KueueDRAIntegration",),
-    "KueueDRAIntegrationConsumableCapacity": ("KueueDRAIntegration",),
+    # each DRA sub-gate needs KueueDRAIntegration (gates/kueue)
+    **dict.fromkeys(KUEUE_NEEDS_K8S, (KUEUE_DRA,)),
 }
 
 
@@ -329,9 +329,9 @@ def _validate(document: dict[str, Any], gates: dict[str, bool], minor: str) -> l
     resources = document.get("resources") or {}
     mappings = resources.get("deviceClassMappings")
     if mappings:
-        rules = mapping_rules.Rules(UPSTREAM, int(minor.split(".")[1]),
-                                    counter_gate=gates.get("KueueDRAIntegrationPartitionableDevices", False),
-                                    capacity_gate=gates.get("KueueDRAIntegrationConsumableCapacity", False))
+        rules = mapping_rules.Rules(dialect=UPSTREAM, kueue_minor=int(minor.split(".")[1]),
+                                    counter_gate=gates.get(SOURCE_GATES["counter"], False),
+                                    capacity_gate=gates.get(SOURCE_GATES["capacity"], False))
         for v in mapping_rules.validate(mappings, rules):
             if v.severity == "error" and v.rule not in _NOT_AT_START:
                 problems.append(ConfigProblem(f"resources.deviceClassMappings ({v.where})", v.message,
