@@ -25,36 +25,30 @@ from collections.abc import Iterator, MutableMapping
 
 #: library search path variables the bootloader changes, per platform
 _LOADER_VARIABLES = ("LD_LIBRARY_PATH", "LIBPATH")
-_restored = False  # os.environ is restored once: a second pass would drop the user's own value
 
 
 def is_frozen() -> bool:
     return bool(getattr(sys, "frozen", False))
 
 
-def restore_child_environment(environ: MutableMapping[str, str] | None = None,
-                              frozen: bool | None = None) -> dict[str, str | None]:
-    """Put back the library search path the user had before the bootloader changed it.
+def restore_child_environment(environ: MutableMapping[str, str], frozen: bool | None = None) -> dict[str, str | None]:
+    """Put back, in ``environ``, the library search path the user had before the bootloader
+    changed it. The bundle's runtime hook passes ``os.environ`` (the one change the process's
+    variables get, before any code of the plugin runs; the package itself never changes them).
 
     ``X_ORIG`` present: ``X`` gets that value back. Absent: the user had no ``X``, so ``X`` is
     removed. Returns what was changed (name -> the restored value, None when removed)."""
-    global _restored
     if not (is_frozen() if frozen is None else frozen):
         return {}
-    if environ is None:
-        if _restored:
-            return {}
-        _restored = True
-    env = os.environ if environ is None else environ
     changed: dict[str, str | None] = {}
     for name in _LOADER_VARIABLES:
-        original = env.pop(f"{name}_ORIG", None)
+        original = environ.pop(f"{name}_ORIG", None)
         if original is not None:
-            if env.get(name) != original:
-                env[name] = original
+            if environ.get(name) != original:
+                environ[name] = original
                 changed[name] = original
-        elif name in env:
-            del env[name]
+        elif name in environ:
+            del environ[name]
             changed[name] = None
     return changed
 

@@ -11,34 +11,38 @@ The document (``scripts/bench`` and the perf tests read it)::
 ``requests``/``bytesRead`` add up every API client of the run (``bytes`` are the decoded response
 bodies), ``celEvaluations`` every CEL evaluation actually run (one per expression and distinct
 device shape; the rest are ``celCacheHits``; ``wallSeconds`` counts from when the entry point started).
-Unset, nothing is recorded.
+Unset, nothing is recorded. The entry point hands ``begin`` the run's variable, clock and stderr.
 """
 
 from __future__ import annotations
 
-import os
 import sys
-import time
-from typing import Any
+from typing import IO, Any
+
+from .environment import SYSTEM_CLOCK, Clock
 
 ENV = "KUEUE_DRA_STATS"
 
-_path: str | None = os.environ.get(ENV) or None
-_started = time.monotonic()
-_argv: list[str] = sys.argv[1:]
+_path: str | None = None  # where the report goes (the run's $KUEUE_DRA_STATS, from its working directory)
+_shown_path: str | None = None  # the same as the user wrote it, for the warning
+_clock: Clock = SYSTEM_CLOCK
+_stderr: IO[str] | None = None
+_started = 0.0
+_argv: list[str] = []
 _clients: list[Any] = []
 _evaluators: list[Any] = []
-_runs = 0
 
 
-def begin(argv: list[str]) -> None:
+def begin(argv: list[str], *, path: str | None, opened_at: str | None = None, clock: Clock = SYSTEM_CLOCK,
+          stderr: IO[str] | None = None) -> None:
     """Start a run's accounting afresh (a process may run the CLI several times, as the tests do):
-    ``$KUEUE_DRA_STATS`` read now, nothing counted yet."""
-    global _path, _started, _argv, _runs
-    _path = os.environ.get(ENV) or None
-    if _runs:  # the first run of a process counts from the import, as a command line run always did
-        _started = time.monotonic()
-    _runs += 1
+    ``path`` is the run's ``$KUEUE_DRA_STATS`` (``opened_at`` where it is opened, when relative to
+    another directory), the wall time counts on ``clock`` from now, nothing is counted yet."""
+    global _path, _shown_path, _clock, _stderr, _started, _argv
+    _shown_path = path or None
+    _path = (opened_at or path) if _shown_path else None
+    _clock, _stderr = clock, stderr
+    _started = clock.monotonic()
     _argv = list(argv)
     _clients.clear()
     _evaluators.clear()
@@ -65,7 +69,7 @@ def report(exit_code: int | None = None) -> dict[str, Any]:
     return {
         "argv": _argv,
         "exitCode": exit_code,
-        "wallSeconds": round(time.monotonic() - _started, 4),
+        "wallSeconds": round(_clock.monotonic() - _started, 4),
         "maxRssKiB": _max_rss_kib(),
         "requests": sum(c.stats.requests for c in _clients),
         "bytesRead": sum(c.stats.bytes_read for c in _clients),
@@ -104,4 +108,5 @@ def write(exit_code: int | None = None) -> None:
             json.dump(report(exit_code), f, indent=1)
             f.write("\n")
     except OSError as e:
-        print(f"warning: {ENV}={_path}: {e.strerror}", file=sys.stderr)
+        if _stderr is not None:
+            print(f"warning: {ENV}={_shown_path}: {e.strerror}", file=_stderr)

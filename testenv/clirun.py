@@ -10,29 +10,33 @@ import threading
 from pathlib import Path
 
 from kubectl_kueue_dra.cli import Environment, main
+from kubectl_kueue_dra.environment import SYSTEM_CLOCK, Clock
 
 ROOT = Path(__file__).resolve().parents[1]  # the repository root
-#: a run owns the process's streams, environment and working directory while it lasts, so runs
-#: from several threads (the oracle explains its scenarios from a thread pool) take turns
+#: runs from several threads (the oracle explains its scenarios from a thread pool) take turns:
+#: the process keeps one logging handler, the stats of the run in progress and cel-python's parser
 _ONE_AT_A_TIME = threading.Lock()
 
 
-def run(*args: str, env: dict[str, str] | None = None, input: str | None = None,
+def run(*args: str, env: dict[str, str] | None = None, input: str | None = None, clock: Clock = SYSTEM_CLOCK,
         **_: object) -> subprocess.CompletedProcess[str]:
     """Like ``subprocess.run([kubectl-kueue_dra, *args])`` from the repository root, without NO_COLOR
     unset or a KUBECONFIG leaking in from the test's own environment."""
     full_env = dict(os.environ, NO_COLOR="1")
     full_env.pop("KUBECONFIG", None)
     full_env.update(env or {})
-    return run_with(args, full_env, input=input)
+    return run_with(args, full_env, input=input, clock=clock)
 
 
-def run_with(args: tuple[str, ...] | list[str], env: dict[str, str], *,
-             input: str | None = None) -> subprocess.CompletedProcess[str]:
-    """One in-process run with exactly ``env`` as its environment, from the repository root."""
+def run_with(args: tuple[str, ...] | list[str], env: dict[str, str], *, input: str | None = None,
+             clock: Clock = SYSTEM_CLOCK) -> subprocess.CompletedProcess[str]:
+    """One in-process run with exactly ``env`` as its environment variables, relative paths read
+    from the repository root, and ``clock`` as its time."""
     out, err = _stream(), _stream()
+    environment = Environment(stdin=io.StringIO(input or ""), stdout=out, stderr=err, vars=env, cwd=str(ROOT),
+                              clock=clock)
     with _ONE_AT_A_TIME:
-        code = main([str(a) for a in args], Environment(io.StringIO(input or ""), out, err, env, str(ROOT)))
+        code = main([str(a) for a in args], environment)
     return subprocess.CompletedProcess(list(args), code, _text(out), _text(err))
 
 

@@ -41,7 +41,8 @@ def classes(ctx: click.Context, devices: str | None, kueue_namespace: str | None
     request = ClassesRequest(kueue_namespace, devices).validate()
     opts = command_options(ctx, READ_COMMAND)
     document = classes_document(open_view(opts), request)
-    emit(document, opts.output, lambda d: (devices_text if devices is not None else classes_text)(d, opts))
+    text = devices_text if devices is not None else classes_text
+    emit(document, opts.output, lambda d: text(d, opts), out=opts.stdout)
     return 0
 
 

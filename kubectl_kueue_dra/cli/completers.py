@@ -43,7 +43,8 @@ def _quietly(fn: Callable[[click.Context, str], list[Any]]) -> Callable:
 def complete_contexts(ctx: click.Context, incomplete: str) -> list[str]:
     from ..commands.candidates import kubeconfig_contexts
 
-    return kubeconfig_contexts(_options(ctx).kubeconfig)
+    opts = _options(ctx)
+    return kubeconfig_contexts(opts.kubeconfig, opts.env)
 
 
 @_quietly

@@ -14,11 +14,13 @@ is the answer.
 
 from __future__ import annotations
 
-import os
-import sys
+from collections.abc import Mapping
+from typing import Any
 
 import click
 
+from ..environment import Environment
+from .common import Command
 from .options import with_global_options
 
 COMMAND_NAME = "kubectl-kueue_dra"
@@ -41,31 +43,70 @@ exec kubectl-kueue_dra __complete "$@"
 
 
 # ---- entry points ---------------------------------------------------------------------------
-def completion_request(argv: list[str]) -> int | None:
+def completion_request(argv: list[str], env: Environment) -> int | None:
     """Answer a completion request and return the exit code, or None when this is none."""
     if argv and argv[0] in COBRA_REQUESTS:
-        sys.stdout.write(cobra_complete(argv[1:], descriptions=argv[0] == "__complete"))
-        sys.stdout.flush()
+        env.stdout.write(cobra_complete(argv[1:], env, descriptions=argv[0] == "__complete"))
+        env.stdout.flush()
         return 0
-    instruction = os.environ.get(COMPLETE_VAR)
+    instruction = env.vars.get(COMPLETE_VAR)
     if instruction:
-        from click.shell_completion import shell_complete
-
         from .completers import prepare
-        from .root import cli
 
-        prepare(os.environ.get("COMP_WORDS", "").split())
-        return shell_complete(cli, {}, COMMAND_NAME, COMPLETE_VAR, instruction)
+        prepare(env.vars.get("COMP_WORDS", "").split())
+        return _shell_complete(instruction, env)
     return None
 
 
-def kubectl_complete() -> None:
-    """The ``kubectl_complete-kueue_dra`` console script."""
-    sys.stdout.write(cobra_complete(sys.argv[1:]))
-    sys.exit(0)
+def _shell_complete(instruction: str, env: Environment) -> int:
+    """click's ``shell_complete`` (``<shell>_source`` / ``<shell>_complete``), reading the words
+    from the run's variables and writing to its stdout."""
+    shell, _, action = instruction.partition("_")
+    comp = _completer(shell, env)
+    if comp is None or action not in ("source", "complete"):
+        return 1
+    # bytes, or a Windows text stdout turns LF into CRLF (as click writes it)
+    click.echo((comp.source() if action == "source" else comp.complete()).encode(),
+               nl=action == "complete", file=env.stdout)
+    return 0
 
 
-def cobra_complete(args: list[str], descriptions: bool = True) -> str:
+def _words(shell: str, env_vars: Mapping[str, str]) -> tuple[list[str], str]:
+    """What click's completion classes read from ``COMP_WORDS``/``COMP_CWORD``: the words before the
+    one being completed, and that one (fish passes it as COMP_CWORD, the others its index)."""
+    from click.shell_completion import split_arg_string
+
+    words = split_arg_string(env_vars.get("COMP_WORDS", ""))
+    if shell == "fish":
+        incomplete = env_vars.get("COMP_CWORD", "")
+        incomplete = split_arg_string(incomplete)[0] if incomplete else ""
+        args = words[1:]
+        if incomplete and args and args[-1] == incomplete:
+            args.pop()
+        return args, incomplete
+    index = int(env_vars.get("COMP_CWORD", "0") or 0)
+    return words[1:index], words[index] if index < len(words) else ""
+
+
+def _completer(shell: str, env: Environment) -> Any:
+    """click's completion class for ``shell``, made for this run: the words come from the run's
+    variables, the context's ``obj`` is the run's environment."""
+    from click.shell_completion import get_completion_class
+
+    from .root import cli
+
+    base = get_completion_class(shell)
+    if base is None:
+        return None
+
+    class RunCompletion(base):  # type: ignore[misc, valid-type]
+        def get_completion_args(self) -> tuple[list[str], str]:
+            return _words(shell, env.vars)
+
+    return RunCompletion(cli, {"obj": env}, COMMAND_NAME, COMPLETE_VAR)
+
+
+def cobra_complete(args: list[str], env: Environment, descriptions: bool = True) -> str:
     """cobra's ``__complete`` answer for ``args`` (the last one is the word being completed)."""
     from click.shell_completion import ShellComplete
 
@@ -75,7 +116,7 @@ def cobra_complete(args: list[str], descriptions: bool = True) -> str:
     words, incomplete = (list(args[:-1]), args[-1]) if args else ([], "")
     try:
         prepare(words)
-        items = ShellComplete(cli, {}, COMMAND_NAME, COMPLETE_VAR).get_completions(words, incomplete)
+        items = ShellComplete(cli, {"obj": env}, COMMAND_NAME, COMPLETE_VAR).get_completions(words, incomplete)
     except Exception:  # noqa: BLE001 - a broken command line completes to nothing
         return f":{DIRECTIVE_ERROR}\n"
     directive = DIRECTIVE_NO_FILE_COMP
@@ -94,19 +135,15 @@ def cobra_complete(args: list[str], descriptions: bool = True) -> str:
 
 
 # ---- the command ----------------------------------------------------------------------------
-def _source(shell: str) -> str:
+def _source(shell: str, env: Environment) -> str:
     if shell == "kubectl":
         return KUBECTL_COMPLETE_SCRIPT
-    from click.shell_completion import get_completion_class
-
-    from .root import cli
-
-    comp_cls = get_completion_class(shell)
-    assert comp_cls is not None
-    return comp_cls(cli, {}, COMMAND_NAME, COMPLETE_VAR).source()
+    comp = _completer(shell, env)
+    assert comp is not None
+    return str(comp.source())
 
 
-@click.command(short_help="Print a completion script for bash, zsh, fish or kubectl.", epilog="""\b
+@click.command(cls=Command, short_help="Print a completion script for bash, zsh, fish or kubectl.", epilog="""\b
 Examples:
   # kubectl kueue-dra <TAB> (with kubectl's own completion set up): put this on PATH
   kubectl kueue-dra completion kubectl > ~/.krew/bin/kubectl_complete-kueue_dra
@@ -134,5 +171,6 @@ def completion(ctx: click.Context, shell: str) -> int:
 
     # it prints a script: no cluster, no snapshot, no output format, no namespace
     command_options(ctx, Accepts(outputs=(), cluster=False, tables=False, color=False, snapshot=False))
-    click.echo(_source(shell), nl=False)
+    env = ctx.find_root().obj
+    click.echo(_source(shell, env), nl=False, file=env.stdout)
     return 0

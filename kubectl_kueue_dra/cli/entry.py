@@ -1,120 +1,126 @@
 """Running the CLI: the entry points (``kubectl-kueue_dra``, ``python -m``), the environment one run
 sees, logging, and the one place that turns an error into one ``error:`` line and an exit code."""
 
-import contextlib
 import logging
 import os
 import sys
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import IO
 
 import click
 
+from ..environment import Environment
 from ..errors import UserError
 from .root import PROG, cli
 
+__all__ = ["Environment", "kubectl_complete", "main", "process_environment", "run"]
 
-@dataclass
-class Environment:
-    """What a run reads and writes besides its arguments: the streams, the environment variables
-    and the working directory (httpie's ``Environment``). ``main(args, Environment(...))`` runs
-    the CLI in this process against them; nothing of one run is seen by the next."""
+#: click's help width when nothing says the terminal's: its own default
+_DEFAULT_COLUMNS = 80
+#: the widest help click formats (the root group's max_content_width)
+_MAX_HELP_WIDTH = 100
 
-    stdin: IO[str] = field(default_factory=lambda: sys.stdin)
-    stdout: IO[str] = field(default_factory=lambda: sys.stdout)
-    stderr: IO[str] = field(default_factory=lambda: sys.stderr)
-    vars: dict[str, str] = field(default_factory=lambda: dict(os.environ))
-    cwd: str | None = None
+
+def process_environment() -> Environment:
+    """The process's streams, variables and working directory: the one place the package reads
+    ``sys.std*`` and ``os.environ`` (a real run; the tests build their own Environment)."""
+    return Environment(stdin=sys.stdin, stdout=sys.stdout, stderr=sys.stderr, vars=dict(os.environ))
 
 
 class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
     """Debug lines go to the stderr of the run in progress, not the one of the first run."""
 
+    run_stream: IO[str] | None = None
+
     @property  # type: ignore[override]
-    def stream(self) -> IO[str]:
-        return sys.stderr
+    def stream(self) -> IO[str] | None:
+        return self.run_stream
 
     @stream.setter
     def stream(self, value: IO[str]) -> None:
         pass
 
+    def emit(self, record: logging.LogRecord) -> None:
+        if self.run_stream is not None:
+            super().emit(record)
 
-def _configure_logging() -> None:
-    """Once per process a handler; every run starts at WARNING again (-v raises it for one run)."""
+
+def _configure_logging(stderr: IO[str] | None) -> None:
+    """Once per process a handler; every run starts at WARNING again (-v raises it for one run)
+    and writes to its own stderr (None: the run is over)."""
     logger = logging.getLogger("kubectl_kueue_dra")
-    if not any(isinstance(h, _StderrHandler) for h in logger.handlers):
+    handler = next((h for h in logger.handlers if isinstance(h, _StderrHandler)), None)
+    if handler is None:
         handler = _StderrHandler()
         handler.setFormatter(logging.Formatter("debug: %(name)s: %(message)s"))
         logger.addHandler(handler)
+    handler.run_stream = stderr
     logger.setLevel(logging.WARNING)
 
 
-@contextlib.contextmanager
-def _installed(env: Environment) -> Iterator[None]:
-    """The run sees ``env`` as its streams, os.environ and working directory; all are put back."""
-    saved = sys.stdin, sys.stdout, sys.stderr, dict(os.environ), os.getcwd()
-    sys.stdin, sys.stdout, sys.stderr = env.stdin, env.stdout, env.stderr
-    os.environ.clear()
-    os.environ.update(env.vars)
-    if env.cwd:
-        os.chdir(env.cwd)
-    try:
-        yield
-    finally:
-        sys.stdin, sys.stdout, sys.stderr = saved[:3]
-        os.environ.clear()
-        os.environ.update(saved[3])
-        os.chdir(saved[4])
+def _help_width(env: Environment) -> int:
+    """The width click formats help and usage to, as click decides it from the terminal, but for
+    this run's terminal: ``COLUMNS``, else the size of its stdout when that is a terminal."""
+    columns = env.vars.get("COLUMNS", "")
+    width = int(columns) if columns.isdigit() and int(columns) > 0 else 0
+    if not width:
+        try:
+            width = os.get_terminal_size(env.stdout.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            width = 0
+    return max(min(width or _DEFAULT_COLUMNS, _MAX_HELP_WIDTH) - 2, 50)
 
 
 def main(argv: list[str] | None = None, env: Environment | None = None) -> int:
-    """Entry point of ``kubectl-kueue_dra``: exit codes 0 ok, 1 failure, 2 usage. With ``env``
-    the run reads and writes only that environment (the tests run the CLI in process so)."""
-    if env is None:
-        return _run_once(argv)
-    with _installed(env):
-        return _run_once(argv)
-
-
-def _run_once(argv: list[str] | None) -> int:
+    """Entry point of ``kubectl-kueue_dra``: exit codes 0 ok, 1 failure, 2 usage. The run reads
+    and writes only ``env`` (the process's when None; the tests run the CLI in process with their
+    own): its streams, variables, working directory and clock are passed down, the process's are
+    neither read nor changed."""
+    env = process_environment() if env is None else env
+    args = sys.argv[1:] if argv is None else list(argv)
     from .. import stats  # KUEUE_DRA_STATS=PATH: what the run cost, as JSON
 
-    args = sys.argv[1:] if argv is None else list(argv)
-    stats.begin(args)
-    code = _dispatch(args)
+    stats_path = env.vars.get(stats.ENV) or None
+    stats.begin(args, path=stats_path, opened_at=env.path(stats_path) if stats_path else None,
+                clock=env.clock, stderr=env.stderr)
+    _configure_logging(env.stderr)
+    try:
+        code = _dispatch(args, env)
+    finally:
+        _configure_logging(None)
     stats.write(code)
     return code
 
 
-def _dispatch(args: list[str]) -> int:
-    _configure_logging()
+def _dispatch(args: list[str], env: Environment) -> int:
     from .completion import completion_request  # __complete (kubectl) and click's completion
 
-    completing = completion_request(args)
+    completing = completion_request(args, env)
     if completing is not None:
         return completing
     verbose = any(a in ("-v", "--verbose") or (a.startswith("-v") and set(a[1:]) == {"v"}) for a in args)
+    from ..commands.runtime import prepare
+
+    prepare(env)
     try:
-        rv = cli.main(args=args, prog_name=PROG, standalone_mode=False)
+        rv = cli.main(args=args, prog_name=PROG, standalone_mode=False, obj=env, terminal_width=_help_width(env))
         return rv if isinstance(rv, int) else 0
     except click.exceptions.NoArgsIsHelpError as e:  # type: ignore[attr-defined]
-        click.echo(e.ctx.get_help())
+        click.echo(e.ctx.get_help(), file=env.stdout)
         return 0
     except click.ClickException as e:
-        e.show()
+        e.show(file=env.stderr)
         return e.exit_code
     except click.exceptions.Exit as e:
         return e.exit_code
     except click.Abort:
-        click.echo("aborted", err=True)
+        click.echo("aborted", file=env.stderr)
         return 130
     except UserError as e:
         if verbose:
             logging.getLogger("kubectl_kueue_dra").debug("error detail", exc_info=True)
         from ..render.terminal import safe
 
-        click.echo(safe(f"error: {e}"), err=True)
+        click.echo(safe(f"error: {e}"), file=env.stderr)
         return e.exit_code
     except KeyboardInterrupt:
         return 130
@@ -125,14 +131,24 @@ def _dispatch(args: list[str]) -> int:
             raise
         from ..render.terminal import safe
 
-        click.echo(safe(f"error: internal error: {type(e).__name__}: {e} (run with -v for details)"), err=True)
+        click.echo(safe(f"error: internal error: {type(e).__name__}: {e} (run with -v for details)"), file=env.stderr)
         return 1
 
 
 def run() -> None:
+    """The ``kubectl-kueue_dra`` console script and ``python -m``: one run in the process's environment."""
     import gc
 
     # One short run that builds a million small dicts from JSON and frees them at exit: the cyclic
     # collector only re-scans them (3x slower parsing at 1,000 nodes; docs/performance.md).
     gc.disable()
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:], process_environment()))
+
+
+def kubectl_complete() -> None:
+    """The ``kubectl_complete-kueue_dra`` console script: kubectl's ``__complete`` protocol."""
+    from .completion import cobra_complete
+
+    env = process_environment()
+    env.stdout.write(cobra_complete(sys.argv[1:], env))
+    sys.exit(0)

@@ -3,13 +3,13 @@
 import click
 
 from ..commands.connection import open_view
-from .common import KUEUE_NAMESPACE_OPTION
+from .common import KUEUE_NAMESPACE_OPTION, Command
 from .options import Accepts, command_options, with_global_options, with_snapshot_option
 
 ACCEPTS = Accepts(namespace=True, all_namespaces=True)
 
 
-@click.command(short_help="Explain a workload's DRA charge and why it is (not) admitted.",
+@click.command(cls=Command, short_help="Explain a workload's DRA charge and why it is (not) admitted.",
                epilog="""\b
 Examples:
   kubectl kueue-dra explain job/train -n team-a
@@ -58,11 +58,14 @@ def explain(ctx: click.Context, reference: str | None, filename: str | None, kue
     from ..render.workload_list import workload_list_text
 
     opts = command_options(ctx, ACCEPTS)
-    request = ExplainRequest(reference, filename, kueue_version, kueue_namespace, opts.namespace,
-                             opts.all_namespaces, cluster_queue, local_queue).validate()
+    request = ExplainRequest(reference=reference, filename=filename, kueue_version=kueue_version,
+                             kueue_namespace=kueue_namespace, namespace=opts.namespace,
+                             all_namespaces=opts.all_namespaces, cluster_queue=cluster_queue,
+                             local_queue=local_queue).validate(opts.env)
     if request.lists:
-        emit(list_document(open_view(opts), request), opts.output, lambda d: workload_list_text(d, opts))
+        emit(list_document(open_view(opts), request), opts.output, lambda d: workload_list_text(d, opts),
+             out=opts.stdout)
         return 0
     document = explain_document(open_view(opts), request)
-    emit(document, opts.output, lambda d: explain_texts(d, opts))
+    emit(document, opts.output, lambda d: explain_texts(d, opts), out=opts.stdout)
     return ATTENTION_EXIT if exit_code and needs_attention(document) else 0

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import click
 
+from .common import Command
 from .map import DRY_RUN_OPTION
 from .options import CHANGE_COMMAND, command_options, with_global_options, with_snapshot_option
 
 
-@click.command("set-extended-resource", short_help="Set or clear a DeviceClass's extendedResourceName.", epilog="""\b
+@click.command("set-extended-resource", cls=Command,
+               short_help="Set or clear a DeviceClass's extendedResourceName.", epilog="""\b
 Examples:
   kubectl kueue-dra classes set-extended-resource gpu.nvidia.com nvidia.com/gpu
   kubectl kueue-dra classes set-extended-resource gpu.nvidia.com nvidia.com/gpu --dry-run=server
@@ -43,7 +45,7 @@ def set_extended_resource(ctx: click.Context, device_class: str, name: str | Non
     document, dropped = run(open_view(opts), request)
     if dropped is not None and opts.output not in ("json", "yaml"):
         document["findings"] = document["findings"][1:]  # the error line below says it
-    emit(document, opts.output, lambda d: change_text(d, opts))
+    emit(document, opts.output, lambda d: change_text(d, opts), out=opts.stdout)
     if dropped is not None:
         raise dropped
     return 0

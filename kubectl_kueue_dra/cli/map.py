@@ -67,7 +67,7 @@ def map_(ctx: click.Context, kueue_namespace: str | None) -> int:
     request = MapRequest(kueue_namespace).validate()
     opts = command_options(ctx, READ_COMMAND)
     document = show_mappings(open_view(opts), request)
-    emit(document, opts.output, lambda d: map_text(d, opts))
+    emit(document, opts.output, lambda d: map_text(d, opts), out=opts.stdout)
     return 0
 
 
@@ -89,7 +89,7 @@ def _change(ctx: click.Context, request: Any) -> int:
     shown = document
     if late_error is not None and opts.output not in ("json", "yaml"):  # the error line says it
         shown = dict(document, findings=document["findings"][:-1])
-    emit(shown, opts.output, lambda d: change_text(d, opts))
+    emit(shown, opts.output, lambda d: change_text(d, opts), out=opts.stdout)
     if late_error is not None:
         raise late_error
     return 0
@@ -100,7 +100,7 @@ def _emit_refusal(e: Any, opts: Any) -> None:
 
     emit({"changed": False, "written": False,
           "findings": [v.finding("error") for v in e.violations]},
-         opts.output, lambda d: "")
+         opts.output, lambda d: "", out=opts.stdout)
 
 
 @map_.command("set", short_help="Add the mapping NAME, or replace it.", epilog="""\b
@@ -143,8 +143,10 @@ def set_(ctx: click.Context, name: str, device_classes: tuple[str, ...], counter
     """
     from ..commands.map.change import ChangeRequest
 
-    return _change(ctx, ChangeRequest("set", name, list(device_classes), counter, capacity, driver, selector,
-                                      dry_run, kueue_namespace, kueue_version, restart, timeout))
+    return _change(ctx, ChangeRequest(action="set", mapping=name, device_classes=list(device_classes),
+                                      counter=counter, capacity=capacity, driver=driver, selector=selector,
+                                      dry_run=dry_run, kueue_namespace=kueue_namespace,
+                                      kueue_version=kueue_version, restart=restart, timeout=timeout))
 
 
 @map_.command("remove", short_help="Remove the mapping NAME, or some of its classes.", epilog="""\b
@@ -173,6 +175,7 @@ def remove(ctx: click.Context, name: str, device_classes: tuple[str, ...], dry_r
     """
     from ..commands.map.change import ChangeRequest
 
-    return _change(ctx, ChangeRequest("remove", name, list(device_classes), dry_run=dry_run,
+    return _change(ctx, ChangeRequest(action="remove", mapping=name, device_classes=list(device_classes),
+                                      dry_run=dry_run,
                                       kueue_namespace=kueue_namespace, kueue_version=kueue_version,
                                       restart=restart, timeout=timeout))

@@ -9,17 +9,19 @@ value in one ``GlobalOptions`` object on the root context (a value given after t
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import IO, Any
 
 import click
 
 from ..commands.connection import DEFAULT_TIMEOUT, parse_timeout
+from ..environment import Environment
 from ..errors import UsageError
 from ..render.output import FORMATS, Style
 
 
-@dataclass
+@dataclass(kw_only=True)
 class GlobalOptions:
+    env: Environment  # the run's streams, variables, working directory and clock
     kubeconfig: str | None = None
     context: str | None = None
     namespace: str | None = None
@@ -50,7 +52,11 @@ class GlobalOptions:
 
     @property
     def style(self) -> Style:
-        return Style(self.color)
+        return Style(self.color, self.env.stdout, no_color=bool(self.env.vars.get("NO_COLOR")))
+
+    @property
+    def stdout(self) -> IO[str]:
+        return self.env.stdout
 
 
 CONNECTION = ("kubeconfig", "context", "as_user", "as_groups", "request_timeout", "insecure_skip_tls_verify")
@@ -95,7 +101,7 @@ CHANGE_COMMAND = Accepts(outputs=("table", "json", "yaml"), tables=False)
 
 def global_options(ctx: click.Context) -> GlobalOptions:
     root = ctx.find_root()
-    opts: GlobalOptions = root.meta.setdefault("kueue_dra.options", GlobalOptions())
+    opts: GlobalOptions = root.meta.setdefault("kueue_dra.options", GlobalOptions(env=root.obj))
     return opts
 
 

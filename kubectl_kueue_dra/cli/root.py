@@ -10,7 +10,7 @@ import importlib
 import click
 
 from .. import __version__
-from .common import WholeSummaryGroup
+from .common import WholeSummaryGroup, run_stdout
 from .options import global_options, with_global_options, with_snapshot_option
 
 PROG = "kubectl kueue-dra"
@@ -40,6 +40,13 @@ Examples:
 """
 
 
+def _show_version(ctx: click.Context, value: bool) -> None:
+    """``--version``, on the run's stdout."""
+    if value and not ctx.resilient_parsing:
+        click.echo(f"kueue-dra {__version__}", color=ctx.color, file=run_stdout(ctx))
+        ctx.exit()
+
+
 class LazyGroup(WholeSummaryGroup):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
@@ -62,7 +69,8 @@ class LazyGroup(WholeSummaryGroup):
 
 @click.group(cls=LazyGroup, epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"],
                                                                "max_content_width": 100})
-@click.version_option(__version__, "--version", prog_name="kueue-dra", message="%(prog)s %(version)s")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, help="Show the version and exit.",
+              callback=lambda ctx, param, value: _show_version(ctx, value))
 @with_snapshot_option
 @with_global_options
 @click.pass_context

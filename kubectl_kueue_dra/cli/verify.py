@@ -3,11 +3,11 @@
 import click
 
 from ..commands.connection import open_view
-from .common import KUEUE_NAMESPACE_OPTION
+from .common import KUEUE_NAMESPACE_OPTION, Command
 from .options import READ_COMMAND, command_options, with_global_options, with_snapshot_option
 
 
-@click.command(short_help="Check that GPU quota through Kueue and DRA is enforced.",
+@click.command(cls=Command, short_help="Check that GPU quota through Kueue and DRA is enforced.",
                epilog="""\b
 Examples:
   kubectl kueue-dra verify
@@ -44,7 +44,7 @@ def verify(ctx: click.Context, paths: tuple[str, ...], no_probe: bool, kueue_nam
     request = VerifyRequest(list(paths), not no_probe, kueue_namespace).validate()
     opts = command_options(ctx, READ_COMMAND)
     document, failed, error = run_verify(open_view(opts), request)
-    emit(document, opts.output, lambda d: verify_text(d, opts))
+    emit(document, opts.output, lambda d: verify_text(d, opts), out=opts.stdout)
     if error is not None:
         raise error
     return 1 if failed else 0

@@ -10,7 +10,7 @@ import click
 
 from .. import __version__
 from ..commands.connection import open_view
-from .common import KUEUE_NAMESPACE_OPTION
+from .common import KUEUE_NAMESPACE_OPTION, Command
 from .options import Accepts, command_options, with_global_options, with_snapshot_option
 
 #: version prints lines or a document: no tables, no colour, cluster-wide
@@ -29,7 +29,7 @@ def client_version() -> dict[str, Any]:
     }
 
 
-@click.command(short_help="Print the plugin, server, OpenShift and Kueue versions.", epilog="""\b
+@click.command(cls=Command, short_help="Print the plugin, server, OpenShift and Kueue versions.", epilog="""\b
 Examples:
   kubectl kueue-dra version
   kubectl kueue-dra version --client        # no cluster access
@@ -55,7 +55,7 @@ def version(ctx: click.Context, client_only: bool, kueue_namespace: str | None) 
     request = VersionRequest(client_only, kueue_namespace).validate()
     opts = command_options(ctx, ACCEPTS)
     document, error = version_document(request, client_version(), lambda: open_view(opts), opts.from_path)
-    emit(document, opts.output, version_text)
+    emit(document, opts.output, version_text, out=opts.stdout)
     if error is not None:
         raise error
     return 0

@@ -7,20 +7,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..k8s.job_kinds import JOB_KINDS
+
 if TYPE_CHECKING:
+    from ..environment import Environment
     from ..kube.view import ClusterView
 
-#: the TYPE words of ``explain TYPE/NAME`` offered before the slash (kube/refs.py has them all)
-REFERENCE_KINDS = ("job", "workload", "pod", "jobset", "rayjob", "raycluster", "rayservice",
-                   "pytorchjob", "tfjob", "mpijob", "trainjob", "leaderworkerset", "deployment",
-                   "statefulset", "appwrapper")
+#: the TYPE words of ``explain TYPE/NAME`` offered before the slash: every kind of k8s/job_kinds
+REFERENCE_KINDS = tuple(k.word for k in JOB_KINDS)
 
 
-def kubeconfig_contexts(kubeconfig: str | None) -> list[str]:
+def kubeconfig_contexts(kubeconfig: str | None, env: Environment) -> list[str]:
     """The contexts of the kubeconfig files kubectl would merge (``--kubeconfig`` alone when given)."""
     from ..kube.kubeconfig import kubeconfig_paths, merge_kubeconfigs
 
-    merged, _ = merge_kubeconfigs(kubeconfig_paths(kubeconfig), explicit=bool(kubeconfig))
+    merged, _ = merge_kubeconfigs(kubeconfig_paths(kubeconfig, env), explicit=bool(kubeconfig), env=env)
     return sorted(c["name"] for c in merged["contexts"])
 
 
@@ -37,7 +38,7 @@ def reference_names(kind_text: str, open_view: Callable[[], ClusterView], namesp
     kind = parse_ref(f"{kind_text}/x").kind
     view = open_view()
     namespace = namespace or view.default_namespace
-    if kind in KINDS:
+    if kind in KINDS:  # a kind the view lists (Job, Pod, Workload, Deployment)
         found = names(view.list(kind, namespace))
     else:  # Kueue makes one Workload per managed object and names the object as its owner
         found = sorted({ref.get("name") for wl in view.list("Workload", namespace)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
+from ..environment import Environment
 from ..k8s.duration import duration
 
 if TYPE_CHECKING:
@@ -16,8 +17,10 @@ DEFAULT_TIMEOUT = 30.0
 
 
 class ViewOptions(Protocol):
-    """The global flags a view is opened with (cli/options' GlobalOptions)."""
+    """The global flags a view is opened with (cli/options' GlobalOptions), and the run's
+    environment (KUBECONFIG, home, working directory, clock)."""
 
+    env: Environment
     from_path: str | None
     namespace: str | None
     kubeconfig: str | None
@@ -38,13 +41,13 @@ def open_view(opts: ViewOptions) -> ClusterView:
     if opts.from_path:
         from ..kube.snapshot import load_snapshot
 
-        return load_snapshot(opts.from_path, opts.namespace)
+        return load_snapshot(opts.from_path, opts.namespace, opened_at=opts.env.path(opts.from_path))
     from ..kube.client import KubeClient
     from ..kube.kubeconfig import ConnectionOptions
     from ..kube.view import LiveView
 
     client = KubeClient(ConnectionOptions(
-        kubeconfig=opts.kubeconfig, context=opts.context, namespace=opts.namespace,
+        env=opts.env, kubeconfig=opts.kubeconfig, context=opts.context, namespace=opts.namespace,
         as_user=opts.as_user, as_groups=tuple(opts.as_groups),
         request_timeout=opts.request_timeout,
         insecure_skip_tls_verify=opts.insecure_skip_tls_verify, debug=opts.verbose > 0))

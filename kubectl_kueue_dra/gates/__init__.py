@@ -29,3 +29,4 @@ from .kubernetes import *  # noqa: F403
 from .kueue import *  # noqa: F403
 from .model import *  # noqa: F403
 from .openshift import *  # noqa: F403
+from .versions import *  # noqa: F403

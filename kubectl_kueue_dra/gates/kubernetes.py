@@ -10,6 +10,7 @@ from typing import Any
 from .model import (DRA, DRA_CONSUMABLE, DRA_EXTENDED, DRA_PARTITIONABLE, K8S_GATES, Evidence,
                     GateState, resolve)
 from .openshift import featuregate_spec, featuregate_spec_evidence, featuregate_status_evidence
+from .versions import kube_minor  # noqa: F401  (gates.kube_minor: the one parser of a server's version)
 
 # Upstream stage and default per Kubernetes minor: the versioned feature specs of k8s.io/kubernetes
 # pkg/features/kube_features.go (v1.36.3), the 1.37 entry from the research notes (k8s-dra-api.md
@@ -57,20 +58,6 @@ def default_on_minor(gate: str) -> int | None:
     """The first Kubernetes minor where ``gate`` is on by default (None: not yet)."""
     on = [m for m, (_, default) in _K8S_SPECS[gate].items() if default]
     return min(on) if on else None
-
-
-def kube_minor(version_doc: dict[str, Any] | None) -> int | None:
-    """The Kubernetes minor whose gate defaults apply: the emulated version when the server
-    reports one (compatibility versions pick defaults by it), else its own minor."""
-    if not version_doc:
-        return None
-    for major_key, minor_key in (("emulationMajor", "emulationMinor"), ("major", "minor")):
-        major, minor = str(version_doc.get(major_key) or ""), str(version_doc.get(minor_key) or "")
-        minor_digits = re.match(r"\d+", minor)
-        if major == "1" and minor_digits:
-            return int(minor_digits.group(0))
-    match = re.match(r"v?1\.(\d+)", str(version_doc.get("gitVersion") or ""))
-    return int(match.group(1)) if match else None
 
 
 def kubernetes_default(gate: str, minor: int) -> tuple[str, bool] | None:

@@ -3,12 +3,12 @@ settings that stop Kueue from starting (research kueue-dra.md §1)."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from collections.abc import Iterable
 from typing import Any
 
-from .kueue_gate_table import gate_table
+from .kueue_gate_table import GateSpec, gate_table
+from .versions import DEFAULT_KUEUE_MINOR, KUEUE_MINORS, known_minor, kueue_minor, minor_text
 from .model import DRA_CONSUMABLE, DRA_EXTENDED, DRA_PARTITIONABLE, OFF, GateState, state_of
 
 KUEUE_DRA = "KueueDRAIntegration"
@@ -16,44 +16,77 @@ KUEUE_EXTENDED = "KueueDRAIntegrationExtendedResource"
 KUEUE_PARTITIONABLE = "KueueDRAIntegrationPartitionableDevices"
 KUEUE_CONSUMABLE = "KueueDRAIntegrationConsumableCapacity"
 KUEUE_REJECT = "KueueDRARejectWorkloadsWhenDRADisabled"
-KUEUE_GATES = (KUEUE_DRA, KUEUE_EXTENDED, KUEUE_PARTITIONABLE, KUEUE_CONSUMABLE, KUEUE_REJECT)
+
+
+@dataclass(frozen=True, kw_only=True)
+class KueueDRAGate:
+    """One of Kueue's DRA gates and what it is tied to (its default in each Kueue version is the
+    gate registry's, ``kueue_gate_table``)."""
+
+    name: str
+    needs: str | None = None  # the Kubernetes gate its path needs (it then also needs KueueDRAIntegration)
+    sources: str | None = None  # the deviceClassMappings source kind Kueue accepts only with it on
+    operator_writes: bool = False  # the OpenShift operator writes it when FeatureGate spec enables ``needs``
+
+
+#: Kueue's DRA gates, the one table of what each needs and gates
+KUEUE_DRA_GATES: tuple[KueueDRAGate, ...] = (
+    KueueDRAGate(name=KUEUE_DRA),
+    KueueDRAGate(name=KUEUE_EXTENDED, needs=DRA_EXTENDED, operator_writes=True),
+    KueueDRAGate(name=KUEUE_PARTITIONABLE, needs=DRA_PARTITIONABLE, sources="counter", operator_writes=True),
+    KueueDRAGate(name=KUEUE_CONSUMABLE, needs=DRA_CONSUMABLE, sources="capacity"),
+    KueueDRAGate(name=KUEUE_REJECT),
+)
+KUEUE_GATES = tuple(g.name for g in KUEUE_DRA_GATES)
 #: the Kubernetes gate each Kueue sub-gate's path needs
-KUEUE_NEEDS_K8S = {KUEUE_EXTENDED: DRA_EXTENDED, KUEUE_PARTITIONABLE: DRA_PARTITIONABLE,
-                   KUEUE_CONSUMABLE: DRA_CONSUMABLE}
+KUEUE_NEEDS_K8S = {g.name: g.needs for g in KUEUE_DRA_GATES if g.needs}
+#: source kind → the gate Kueue's start-up validation requires for sources of that kind
+SOURCE_GATES = {g.sources: g.name for g in KUEUE_DRA_GATES if g.sources}
+#: Kubernetes gate → the Kueue gate the OpenShift operator writes when FeatureGate spec enables it
+OPERATOR_WRITES = {g.needs: g.name for g in KUEUE_DRA_GATES if g.operator_writes and g.needs}
 
-# (major, minor) → (stage, default); research kueue-dra.md §1 and pkg/features/kube_features.go.
-_KUEUE_SPECS: dict[str, dict[tuple[int, int], tuple[str, bool]]] = {
-    KUEUE_DRA: {(0, 18): ("BETA", True)},
-    KUEUE_EXTENDED: {(0, 18): ("ALPHA", False), (0, 19): ("BETA", True)},
-    KUEUE_PARTITIONABLE: {(0, 18): ("ALPHA", False), (0, 19): ("BETA", True)},
-    KUEUE_CONSUMABLE: {(0, 19): ("ALPHA", False)},
-    KUEUE_REJECT: {(0, 18): ("BETA", True)},
-}
-# Gate names Kueue 0.14–0.17 used; 0.18 locked them to false, 0.19 removed them.
+# Gate names Kueue 0.14–0.17 used; 0.18 locked them to false, 0.19 removed them (the registry of
+# 0.19 knows DynamicResourceAllocation only as the Kubernetes gate it links).
 OBSOLETE_KUEUE_GATES = {"DynamicResourceAllocation": KUEUE_DRA, "DRAExtendedResources": KUEUE_EXTENDED}
-_OBSOLETE_SPECS: dict[str, dict[tuple[int, int], tuple[str, bool] | None]] = {
-    "DynamicResourceAllocation": {(0, 14): ("ALPHA", False), (0, 18): ("DEPRECATED", False), (0, 19): None},
-    "DRAExtendedResources": {(0, 17): ("ALPHA", False), (0, 18): ("DEPRECATED", False), (0, 19): None},
+#: what the gate registry does not hold: the old names in the versions before its first minor
+_BEFORE_REGISTRY: dict[str, dict[tuple[int, int], tuple[str, bool]]] = {
+    "DynamicResourceAllocation": {(0, 14): ("ALPHA", False)},
+    "DRAExtendedResources": {(0, 17): ("ALPHA", False)},
 }
-ASSUMED_KUEUE_VERSION = (0, 19)
+#: the Kueue minor assumed when the installation's version cannot be read
+ASSUMED_KUEUE_VERSION = DEFAULT_KUEUE_MINOR
 
 
-def kueue_minor(version: str | None) -> tuple[int, int] | None:
-    match = re.match(r"v?(\d+)\.(\d+)", version or "")
-    return (int(match.group(1)), int(match.group(2))) if match else None
-
-
-def _spec_at(specs: dict[tuple[int, int], Any], v: tuple[int, int]) -> Any:
-    known = [k for k in specs if k <= v]
-    return specs[max(known)] if known else None
+def registry(version: tuple[int, int]) -> dict[str, GateSpec] | None:
+    """Every gate of the Kueue binary of ``version`` (a newer minor: the newest known one's);
+    None before the first minor the registry holds."""
+    if version < KUEUE_MINORS[0]:
+        return None
+    return gate_table(minor_text(known_minor(version)))
 
 
 def kueue_default(gate: str, version: tuple[int, int]) -> tuple[str, bool] | None:
-    """(stage, default) of a Kueue DRA gate; before 0.18 the old names stand in for the first two."""
-    if version < (0, 18):
+    """(stage, default) of a Kueue gate in a Kueue version; None: the gate does not exist there.
+    Before the registry's first minor the old names stand in for the first two DRA gates."""
+    gates = registry(version)
+    if gates is None:
         old = next((o for o, new in OBSOLETE_KUEUE_GATES.items() if new == gate), None)
-        return _spec_at(_OBSOLETE_SPECS[old], version) if old else None
-    return _spec_at(_KUEUE_SPECS[gate], version)
+        specs = _BEFORE_REGISTRY.get(old or "", {})
+        known = [k for k in specs if k <= version]
+        return specs[max(known)] if known else None
+    spec = gates.get(gate)
+    return (spec.stage, spec.default) if spec else None
+
+
+def default_on(gate: str, version: tuple[int, int]) -> bool | None:
+    """Whether ``gate`` is on by default in a Kueue version (None: it does not exist there)."""
+    found = kueue_default(gate, version)
+    return None if found is None else found[1]
+
+
+def source_refusal(kind: str) -> str:
+    """Kueue's start-up error for ``kind`` sources without their gate (``pkg/config/validation.go``)."""
+    return f"{kind} sources require {SOURCE_GATES[kind]} to be enabled"
 
 
 _TRUE = {"1", "t", "T", "true", "TRUE", "True"}
@@ -155,19 +188,20 @@ def derive_kueue_gates(version: str | None, *, cli: str | None = None,
     bulk = {stage: settings.pop(key) for key, stage in (("AllAlpha", "ALPHA"), ("AllBeta", "BETA"))
             if key in settings}
 
+    known = registry(v)
     for old, new in OBSOLETE_KUEUE_GATES.items():
-        if old not in settings:
+        if old not in settings or known is None:  # before the registry the old names are Kueue's own
             continue
-        spec = _spec_at(_OBSOLETE_SPECS[old], v)
-        if spec is None and v >= (0, 19) and old in gate_table("0.19"):
+        registered = known.get(old)
+        if registered is not None and registered.stage != "DEPRECATED":
             problems.append(GateProblem("warning", f"{where} sets {old}, which Kueue 0.19 knows only as the "
                                                    "Kubernetes gate of that name (locked on): it does not turn "
                                                    f"on Kueue's DRA support; that is {new}", old))
-        elif spec is None and v >= (0, 19):
+        elif registered is None:
             problems.append(GateProblem("error", f"{where} sets {old}, a gate Kueue 0.19 no longer knows: "
                                                  f"Kueue refuses to start (\"unrecognized feature gate: "
                                                  f"{old}\"); it is now {new}", old))
-        elif spec is not None and spec[0] == "DEPRECATED":
+        else:
             if settings[old]:
                 problems.append(GateProblem("error", f"{where} sets {old}=true, which Kueue 0.18 locks to "
                                                      f"false: Kueue refuses to start; use {new}", old))
@@ -180,7 +214,7 @@ def derive_kueue_gates(version: str | None, *, cli: str | None = None,
     for gate in KUEUE_GATES:
         spec = kueue_default(gate, v)
         lookup = gate
-        if v < (0, 18):
+        if registry(v) is None:
             lookup = next((o for o, n in OBSOLETE_KUEUE_GATES.items() if n == gate), gate)
         if lookup in settings and source:
             value = settings[lookup]
@@ -197,7 +231,7 @@ def derive_kueue_gates(version: str | None, *, cli: str | None = None,
             gates[gate] = GateState(gate, state_of(default), "kueue-default",
                                     f"{stage.lower()}, {'on' if default else 'off'} by default in Kueue {label}")
     if gates[KUEUE_DRA].state == OFF:
-        for gate in (KUEUE_EXTENDED, KUEUE_PARTITIONABLE, KUEUE_CONSUMABLE):
+        for gate in KUEUE_NEEDS_K8S:
             if gates[gate].on:
                 problems.append(GateProblem("error", f"{gate} requires {KUEUE_DRA} to be enabled: Kueue "
                                                      "refuses to start", gate))
@@ -207,14 +241,9 @@ def derive_kueue_gates(version: str | None, *, cli: str | None = None,
 def sources_problems(gates: KueueGates, *, counter_sources: bool, capacity_sources: bool) -> list[GateProblem]:
     """Configuration that Kueue's startup validation rejects because a gate is off."""
     problems = []
-    if counter_sources and not gates.on(KUEUE_PARTITIONABLE):
-        problems.append(GateProblem("error", "deviceClassMappings has counter sources but "
-                                             f"{KUEUE_PARTITIONABLE} is off: Kueue refuses to start "
-                                             "(\"counter sources require KueueDRAIntegrationPartitionable"
-                                             "Devices to be enabled\")", KUEUE_PARTITIONABLE))
-    if capacity_sources and not gates.on(KUEUE_CONSUMABLE):
-        problems.append(GateProblem("error", "deviceClassMappings has capacity sources but "
-                                             f"{KUEUE_CONSUMABLE} is off: Kueue refuses to start "
-                                             "(\"capacity sources require KueueDRAIntegrationConsumable"
-                                             "Capacity to be enabled\")", KUEUE_CONSUMABLE))
+    for kind, present in (("counter", counter_sources), ("capacity", capacity_sources)):
+        gate = SOURCE_GATES[kind]
+        if present and not gates.on(gate):
+            problems.append(GateProblem("error", f"deviceClassMappings has {kind} sources but {gate} is off: "
+                                                 f"Kueue refuses to start (\"{source_refusal(kind)}\")", gate))
     return problems

@@ -3,12 +3,12 @@ them (it reads FeatureGate spec only; research openshift-kueue-operator.md §2.3
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
-from .kueue import KUEUE_EXTENDED, KUEUE_PARTITIONABLE, kueue_default
+from .kueue import OPERATOR_WRITES, kueue_default, source_refusal
 from .model import DRA, DRA_EXTENDED, DRA_PARTITIONABLE, Evidence, GateState
+from .versions import release_of
 
 
 def openshift_version(cluster_version: dict[str, Any] | None) -> str | None:
@@ -42,12 +42,6 @@ OPENSHIFT_MINIMUM: dict[str, tuple[int, int]] = {DRA: (4, 21), DRA_EXTENDED: (4,
 #: the one line verify prints on OpenShift (Red Hat documents the feature as a Technology Preview)
 TECHNOLOGY_PREVIEW = ("Kueue's DRA quota management is a Technology Preview feature of the Red Hat build of "
                       "Kueue on OpenShift (not supported for production use)")
-
-
-def release_of(ocp_version: str | None) -> tuple[int, int] | None:
-    """(major, minor) of an OpenShift version string such as ``4.21.3``."""
-    match = re.match(r"(\d+)\.(\d+)", ocp_version or "")
-    return (int(match.group(1)), int(match.group(2))) if match else None
 
 
 def featuregate_status_entry(feature_gate: dict[str, Any] | None, version: str | None
@@ -127,7 +121,7 @@ def operator_detection_gaps(k8s: dict[str, GateState], spec: FeatureGateSpec | N
     FeatureGate spec.customNoUpgrade.enabled (not status, TechPreviewNoUpgrade or defaults)."""
     gaps = []
     seen = set(spec.enabled) if spec is not None and spec.custom else set()
-    for gate, kueue_gate in ((DRA_EXTENDED, KUEUE_EXTENDED), (DRA_PARTITIONABLE, KUEUE_PARTITIONABLE)):
+    for gate, kueue_gate in OPERATOR_WRITES.items():
         state = k8s.get(gate)
         if state is None or not state.on or gate in seen:
             continue
@@ -158,8 +152,8 @@ def operator_detection_gaps(k8s: dict[str, GateState], spec: FeatureGateSpec | N
                                "gate to be enabled\")")
             else:
                 consequence = (f"the operator writes the counter sources without {kueue_gate}: Kueue "
-                               f"{'.'.join(map(str, kueue_version))} refuses the configuration (\"counter "
-                               "sources require KueueDRAIntegrationPartitionableDevices to be enabled\") and "
-                               "the new pod crash-loops; the Kueue CR reports Degraded/MissingDependencies")
+                               f"{'.'.join(map(str, kueue_version))} refuses the configuration "
+                               f"(\"{source_refusal('counter')}\") and the new pod crash-loops; the Kueue CR "
+                               "reports Degraded/MissingDependencies")
         gaps.append(DetectionGap(gate, how, consequence))
     return gaps

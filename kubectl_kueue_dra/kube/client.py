@@ -11,7 +11,6 @@ import logging
 import random
 import re
 import threading
-import time
 from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Iterator
@@ -51,6 +50,7 @@ class KubeClient:
         from kubernetes.client import rest
 
         self.opts = opts
+        self.clock = opts.env.clock  # deadlines, backoff and waits: the run's clock
         self.loaded: LoadedConfig = load(opts)
         cfg = self.loaded.configuration
         cfg.retries = False  # retries are ours: bounded by the request timeout, with backoff
@@ -108,13 +108,13 @@ class KubeClient:
             content_type = content_type or "application/json"
         accept = "text/plain" if text else "application/json"
         timeout_s = self.opts.request_timeout
-        deadline = time.monotonic() + timeout_s
+        deadline = self.clock.monotonic() + timeout_s
         attempt = 0
         while True:
             attempt += 1
-            remaining = max(0.5, deadline - time.monotonic())
+            remaining = max(0.5, deadline - self.clock.monotonic())
             timeout = urllib3.Timeout(connect=min(remaining, 10.0), read=remaining)
-            started = time.monotonic()
+            started = self.clock.monotonic()
             try:
                 resp = self._pool.request(method, url, body=data, headers=self._headers(content_type, accept),
                                           timeout=timeout, preload_content=True, retries=False)
@@ -123,7 +123,7 @@ class KubeClient:
                     urllib3.exceptions.SSLError, urllib3.exceptions.MaxRetryError,
                     urllib3.exceptions.HTTPError, OSError) as e:
                 retryable = not isinstance(e, (urllib3.exceptions.SSLError,))
-                if retryable and attempt < MAX_ATTEMPTS and time.monotonic() < deadline:
+                if retryable and attempt < MAX_ATTEMPTS and self.clock.monotonic() < deadline:
                     self._sleep(attempt, deadline, None)
                     continue
                 raise self._unreachable(e) from None
@@ -133,13 +133,13 @@ class KubeClient:
             payload = resp.data or b""
             status, retry_after = resp.status, resp.headers.get("Retry-After")
             del resp  # the body is now held once, in `payload`
-            elapsed_ms = (time.monotonic() - started) * 1000
+            elapsed_ms = (self.clock.monotonic() - started) * 1000
             with self._stats_lock:
                 self.stats.bytes_read += len(payload)
                 self.stats.calls.append({"method": method, "path": url[len(self.server):], "status": status,
                                          "bytes": len(payload), "ms": round(elapsed_ms, 1)})
             log.debug("%s %s -> %s (%d bytes, %.0f ms)", method, url, status, len(payload), elapsed_ms)
-            if status in RETRY_STATUSES and attempt < MAX_ATTEMPTS and time.monotonic() < deadline:
+            if status in RETRY_STATUSES and attempt < MAX_ATTEMPTS and self.clock.monotonic() < deadline:
                 self._sleep(attempt, deadline, retry_after)
                 continue
             if 200 <= status < 300:
@@ -158,7 +158,7 @@ class KubeClient:
         delay = min(2.0, 0.2 * (2 ** (attempt - 1))) * (0.8 + 0.4 * random.random())
         if retry_after and retry_after.isdigit():
             delay = max(delay, min(float(retry_after), 5.0))
-        time.sleep(max(0.0, min(delay, deadline - time.monotonic())))
+        self.clock.sleep(max(0.0, min(delay, deadline - self.clock.monotonic())))
 
     def _unreachable(self, e: Exception) -> errors.Unreachable:
         reason = str(getattr(e, "reason", None) or e)

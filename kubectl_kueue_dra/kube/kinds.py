@@ -7,6 +7,8 @@ one the server serves. Objects of older DRA versions are normalised to the v1 sh
 
 from dataclasses import dataclass
 
+from ..k8s.job_kinds import BY_KIND
+
 
 @dataclass(frozen=True)
 class Kind:
@@ -48,7 +50,7 @@ _ALL = [
     # which Kueue the API server calls, when two Deployments kueue-controller-manager exist
     Kind("MutatingWebhookConfiguration", "admissionregistration.k8s.io", "mutatingwebhookconfigurations", False,
          ("v1",)),
-    Kind("Job", "batch", "jobs", True, ("v1",)),
+    Kind("Job", BY_KIND["Job"].group, "jobs", True, ("v1",)),
     # what Kueue's AdjustResources reads: LimitRange defaults, RuntimeClass pod overhead
     Kind("LimitRange", "", "limitranges", True, ("v1",)),
     Kind("RuntimeClass", "node.k8s.io", "runtimeclasses", False, ("v1",)),

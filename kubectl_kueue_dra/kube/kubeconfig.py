@@ -5,6 +5,13 @@ for clusters, users, contexts and current-context, and resolves relative file pa
 file that names them. The ``kubernetes`` package merges with *last wins* for current-context and
 loses the base path when given a dict, so the merge is done here and the package only does what
 it is good at: TLS, exec/OIDC auth plugins, in-cluster config.
+
+The run's environment (``ConnectionOptions.env``) gives ``KUBECONFIG``, the home ``~`` stands for,
+the directory relative paths are read from, and the in-cluster variables
+(``KUBERNETES_SERVICE_HOST``/``_PORT``, handed to the package's in-cluster loader). What the package
+still takes from the process: an ``exec`` credential plugin runs with the process's environment
+variables and stderr (its ``ExecProvider`` copies ``os.environ`` and has no parameter for it), and
+``kubernetes.config`` reads ``KUBECONFIG`` at import into a default this module never uses.
 """
 
 import os
@@ -13,6 +20,7 @@ from typing import Any
 
 import yaml
 
+from ..environment import Environment
 from ..errors import ConfigError
 from ..k8s.utf8 import NotUtf8, utf8_text
 
@@ -23,8 +31,9 @@ _PATH_KEYS = {
 }
 
 
-@dataclass
+@dataclass(kw_only=True)
 class ConnectionOptions:
+    env: Environment  # the run's KUBECONFIG, home, working directory, in-cluster variables, clock
     kubeconfig: str | None = None
     context: str | None = None
     namespace: str | None = None
@@ -45,19 +54,20 @@ class LoadedConfig:
     sources: list[str] = field(default_factory=list)
 
 
-def kubeconfig_paths(explicit: str | None) -> list[str]:
+def kubeconfig_paths(explicit: str | None, env: Environment) -> list[str]:
+    """The files kubectl would read, as the user wrote them (``~`` expanded with the run's home)."""
     if explicit:
-        return [os.path.expanduser(explicit)]
-    env = os.environ.get("KUBECONFIG")
-    if env:
+        return [env.expand_user(explicit)]
+    listed = env.vars.get("KUBECONFIG")
+    if listed:
         sep = ";" if os.name == "nt" else ":"
-        return [os.path.expanduser(p) for p in env.split(sep) if p]
-    return [os.path.expanduser("~/.kube/config")]
+        return [env.expand_user(p) for p in listed.split(sep) if p]
+    return [env.expand_user("~/.kube/config")]
 
 
-def _read_file(path: str) -> dict[str, Any]:
+def _read_file(path: str, env: Environment) -> dict[str, Any]:
     try:
-        with open(path, "rb") as f:
+        with open(env.path(path), "rb") as f:
             doc = yaml.safe_load(utf8_text(f.read()))
     except NotUtf8 as e:
         raise ConfigError(f"kubeconfig {path}: {e}") from None
@@ -84,18 +94,18 @@ def _absolutize(entry: dict[str, Any], keys: tuple[str, ...], base: str) -> None
             entry[key] = os.path.join(base, value)
 
 
-def merge_kubeconfigs(paths: list[str], explicit: bool) -> tuple[dict[str, Any], list[str]]:
+def merge_kubeconfigs(paths: list[str], explicit: bool, env: Environment) -> tuple[dict[str, Any], list[str]]:
     """Merge kubeconfig files with kubectl's rules. Missing files in a KUBECONFIG list are
     skipped (as kubectl does); an explicitly named file must exist."""
     merged: dict[str, Any] = {"clusters": [], "users": [], "contexts": []}
     seen: dict[str, set[str]] = {k: set() for k in merged}
     used: list[str] = []
     for path in paths:
-        if not explicit and not os.path.exists(path):
+        if not explicit and not os.path.exists(env.path(path)):
             continue
-        doc = _read_file(path)
+        doc = _read_file(path, env)
         used.append(path)
-        base = os.path.dirname(os.path.abspath(path))
+        base = os.path.dirname(os.path.abspath(env.path(path)))
         for section in ("clusters", "users", "contexts"):
             for item in doc.get(section) or []:
                 if not isinstance(item, dict) or "name" not in item:
@@ -117,8 +127,8 @@ def merge_kubeconfigs(paths: list[str], explicit: bool) -> tuple[dict[str, Any],
     return merged, used
 
 
-def _in_cluster() -> bool:
-    return bool(os.environ.get("KUBERNETES_SERVICE_HOST")) and os.path.exists(IN_CLUSTER_NAMESPACE_FILE)
+def _in_cluster(env: Environment) -> bool:
+    return bool(env.vars.get("KUBERNETES_SERVICE_HOST")) and os.path.exists(IN_CLUSTER_NAMESPACE_FILE)
 
 
 def load(opts: ConnectionOptions) -> LoadedConfig:
@@ -127,13 +137,20 @@ def load(opts: ConnectionOptions) -> LoadedConfig:
     from kubernetes import config as k8s_config
 
     configuration = k8s_client.Configuration()
-    paths = kubeconfig_paths(opts.kubeconfig)
-    merged, used = merge_kubeconfigs(paths, explicit=bool(opts.kubeconfig))
+    paths = kubeconfig_paths(opts.kubeconfig, opts.env)
+    merged, used = merge_kubeconfigs(paths, explicit=bool(opts.kubeconfig), env=opts.env)
 
     if not used:
-        if _in_cluster() and not opts.context:
+        if _in_cluster(opts.env) and not opts.context:
+            from kubernetes.config.incluster_config import (
+                SERVICE_CERT_FILENAME,
+                SERVICE_TOKEN_FILENAME,
+                InClusterConfigLoader,
+            )
+
             try:
-                k8s_config.load_incluster_config(client_configuration=configuration)
+                InClusterConfigLoader(token_filename=SERVICE_TOKEN_FILENAME, cert_filename=SERVICE_CERT_FILENAME,
+                                      environ=dict(opts.env.vars)).load_and_set(configuration)
             except k8s_config.ConfigException as e:
                 raise ConfigError(f"in-cluster configuration: {e}") from None
             with open(IN_CLUSTER_NAMESPACE_FILE, encoding="utf-8") as f:

@@ -8,17 +8,18 @@ like the view checks what it reads) so that explain can use them before the clus
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 from typing import IO, Any
 
 from ..errors import UsageError
+from ..k8s.job_kinds import MANIFEST_KINDS, listed
 from ..k8s.object_shapes import GENERIC, SHAPES
 from ..k8s.shape import Malformed, check_object
 from ..k8s.utf8 import NotUtf8, utf8_text
 from .convert import to_v1
 
-WORKLOAD_KINDS = ("Job", "Pod", "JobSet", "Workload")
+#: the kinds explained (k8s/job_kinds: those whose pod sets explain -f can read)
+WORKLOAD_KINDS = MANIFEST_KINDS
 #: the kinds explain takes from the file before the cluster's
 COMPANION_KINDS = ("ResourceClaimTemplate", "DeviceClass")
 
@@ -59,15 +60,17 @@ def _documents(docs: list[Any]) -> list[Any]:
     return out
 
 
-def read_manifest(path: str, stdin: IO[str] | None = None) -> Manifest:
-    """The workloads in ``path`` (``-`` reads ``stdin``) and the objects beside them."""
+def read_manifest(path: str, stdin: IO[str], opened_at: str | None = None) -> Manifest:
+    """The workloads in ``path`` (``-`` reads ``stdin``, the run's) and the objects beside them
+    (the file read at ``opened_at`` when the path is relative to another directory than the
+    process's)."""
     import yaml
 
     try:
         if path == "-":
-            text = (stdin or sys.stdin).read()
+            text = stdin.read()
         else:
-            with open(path, "rb") as f:
+            with open(opened_at or path, "rb") as f:
                 text = utf8_text(f.read())
     except OSError as e:
         raise UsageError(f"-f {path}: {e.strerror}") from None
@@ -82,7 +85,7 @@ def read_manifest(path: str, stdin: IO[str] | None = None) -> Manifest:
     workloads = [dict(d) for d in docs if isinstance(d, dict) and d.get("kind") in WORKLOAD_KINDS]
     if not workloads:
         kinds = ", ".join(sorted({str(d.get("kind")) for d in docs if isinstance(d, dict)})) or "nothing"
-        raise UsageError(f"-f {path}: no Job, Pod, JobSet or Workload in it (found {kinds})")
+        raise UsageError(f"-f {path}: no {listed(WORKLOAD_KINDS)} in it (found {kinds})")
     manifest = Manifest(f"-f {path}", workloads)
     for d in docs:
         if isinstance(d, dict) and d.get("kind") not in WORKLOAD_KINDS:

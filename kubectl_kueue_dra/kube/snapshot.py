@@ -25,9 +25,9 @@ SUFFIXES = (".yaml", ".yml", ".json")
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def _files(path: str) -> list[str]:
+def _files(path: str, shown: str) -> list[str]:
     if not os.path.exists(path):
-        raise SnapshotError(f"--from {path}: no such file or directory")
+        raise SnapshotError(f"--from {shown}: no such file or directory")
     if os.path.isfile(path):
         return [path]
     found: list[str] = []
@@ -36,7 +36,7 @@ def _files(path: str) -> list[str]:
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         found.extend(os.path.join(root, n) for n in sorted(names) if n.endswith(SUFFIXES))
     if not found:
-        raise SnapshotError(f"--from {path}: no YAML or JSON files in this directory")
+        raise SnapshotError(f"--from {shown}: no YAML or JSON files in this directory")
     return found
 
 
@@ -112,12 +112,14 @@ def _objects(doc: Any) -> Iterator[dict[str, Any]]:
         yield doc
 
 
-def load_objects(path: str) -> list[dict[str, Any]]:
+def load_objects(path: str, opened_at: str | None = None) -> list[dict[str, Any]]:
+    """The objects of the files at ``path`` (read at ``opened_at`` when the path is relative to
+    another directory than the process's)."""
     from .compact import SliceCompactor
 
     compact = SliceCompactor()  # ResourceSlices of big JSON Lists are made small while reading
     objects: list[dict[str, Any]] = []
-    for file in _files(path):
+    for file in _files(opened_at or path, path):
         for doc in _documents(file, compact):
             for n, obj in enumerate(_objects(doc), 1):
                 problem = envelope_problem(obj)
@@ -128,5 +130,5 @@ def load_objects(path: str) -> list[dict[str, Any]]:
     return objects
 
 
-def load_snapshot(path: str, default_namespace: str | None = None) -> SnapshotView:
-    return SnapshotView(load_objects(path), path, default_namespace or "default")
+def load_snapshot(path: str, default_namespace: str | None = None, *, opened_at: str | None = None) -> SnapshotView:
+    return SnapshotView(load_objects(path, opened_at), path, default_namespace or "default")

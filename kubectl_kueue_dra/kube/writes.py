@@ -9,12 +9,12 @@ dry run (``dryRun=All``) goes through admission and validation and persists noth
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 from collections.abc import Callable
 
+from ..environment import Clock
 from . import errors
 from .client import Target
 from .kinds import KINDS, Kind
@@ -44,6 +44,7 @@ class ObjectWriter:
     def __init__(self, view: LiveView, kind: str):
         self.view = view
         self.client = view.client
+        self.clock: Clock = view.client.clock  # the run's: restart stamps, waits
         self.kind: Kind = KINDS[kind]
         version = view.api_version(self.kind)
         if version is None:
@@ -86,7 +87,8 @@ class ObjectWriter:
 
 
 def read_modify_write(read: Callable[[], Obj], modify: Callable[[Obj], Obj],
-                      write: Callable[[Obj], Obj], *, attempts: int = MAX_ATTEMPTS) -> WriteResult:
+                      write: Callable[[Obj], Obj], *, attempts: int = MAX_ATTEMPTS,
+                      clock: Clock) -> WriteResult:
     """Read, compute, write with the read ``resourceVersion``; retry from a fresh read on 409.
 
     ``modify`` returns the new object (it may raise to refuse); when it equals the object read,
@@ -103,7 +105,7 @@ def read_modify_write(read: Callable[[], Obj], modify: Callable[[Obj], Obj],
         except errors.Conflict:
             if attempt == attempts:
                 break
-            time.sleep(0.05 * attempt)
+            clock.sleep(0.05 * attempt)
             continue
         return WriteResult(before, result, changed=True, sent=True, attempts=attempt)
     raise TooManyConflicts(f"the object changed {attempts} times between reading and writing it; "
@@ -115,9 +117,9 @@ def read_modify_write(read: Callable[[], Obj], modify: Callable[[Obj], Obj],
 RESTARTED_AT = "kubectl.kubernetes.io/restartedAt"
 
 
-def restart_patch(now: datetime | None = None) -> Obj:
-    """What ``kubectl rollout restart`` sends: a new pod-template annotation."""
-    stamp = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%dT%H:%M:%SZ")
+def restart_patch(now: datetime) -> Obj:
+    """What ``kubectl rollout restart`` sends: a new pod-template annotation, stamped ``now`` (UTC)."""
+    stamp = now.strftime("%Y-%m-%dT%H:%M:%SZ")
     return {"spec": {"template": {"metadata": {"annotations": {RESTARTED_AT: stamp}}}}}
 
 
@@ -134,11 +136,12 @@ def rollout_complete(deployment: Obj) -> bool:
         status.get("availableReplicas", 0) >= updated
 
 
-def wait_for(check: Callable[[], bool], timeout: float, interval: float = 1.0) -> bool:
-    deadline = time.monotonic() + timeout
+def wait_for(check: Callable[[], bool], timeout: float, interval: float = 1.0, *,
+             clock: Clock) -> bool:
+    deadline = clock.monotonic() + timeout
     while True:
         if check():
             return True
-        if time.monotonic() >= deadline:
+        if clock.monotonic() >= deadline:
             return False
-        time.sleep(min(interval, max(0.0, deadline - time.monotonic())))
+        clock.sleep(min(interval, max(0.0, deadline - clock.monotonic())))

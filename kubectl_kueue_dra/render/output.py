@@ -6,9 +6,7 @@ human and machine outputs can never disagree.
 """
 
 import json
-import os
-import sys
-from typing import Any
+from typing import IO, Any
 from collections.abc import Callable
 
 import click
@@ -22,13 +20,13 @@ _STATUS_STYLE = {"pass": "green", "warn": "yellow", "fail": "red", "skip": "brig
 
 
 class Style:
-    """Colour on or off, decided once from ``--color`` and ``NO_COLOR``."""
+    """Colour on or off, decided once from ``--color``, the run's ``NO_COLOR`` and whether the
+    run's stdout (``stream``) is a terminal."""
 
-    def __init__(self, mode: str = "auto", stream: Any = None):
-        stream = stream or sys.stdout
+    def __init__(self, mode: str = "auto", stream: Any = None, no_color: bool = False):
         if mode == "always":
             self.enabled = True
-        elif mode == "never" or os.environ.get("NO_COLOR"):
+        elif mode == "never" or no_color:
             self.enabled = False
         else:
             self.enabled = bool(getattr(stream, "isatty", lambda: False)())
@@ -66,14 +64,16 @@ def findings_text(findings: list[dict[str, Any]], style: Style, indent: str = ""
     return "\n".join(lines)
 
 
-def emit(document: dict[str, Any], fmt: str, text: Callable[[dict[str, Any]], str]) -> None:
+def emit(document: dict[str, Any], fmt: str, text: Callable[[dict[str, Any]], str], *, out: IO[str]) -> None:
+    """The document on ``out`` (the run's stdout): as JSON, YAML, or the text drawn from it."""
     if fmt == "json":
-        click.echo(json.dumps(document, indent=2, sort_keys=False))
+        click.echo(json.dumps(document, indent=2, sort_keys=False), file=out)
     elif fmt == "yaml":
         import yaml
 
-        click.echo(yaml.safe_dump(document, sort_keys=False, default_flow_style=False).rstrip())
+        click.echo(yaml.safe_dump(document, sort_keys=False, default_flow_style=False).rstrip(), file=out)
     else:
-        out = text(document)
-        if out:
-            click.echo(safe(out), color=True)  # the text has colour codes only when Style enabled them
+        shown = text(document)
+        if shown:
+            # the text has colour codes only when Style enabled them
+            click.echo(safe(shown), color=True, file=out)

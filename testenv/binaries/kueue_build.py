@@ -29,6 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from kubectl_kueue_dra.gates.versions import DEFAULT_KUEUE_VERSION
 from testenv.binaries import controlplane
 from testenv.binaries.controlplane import BuildError, GoEnv, go_env
 from testenv.binaries.publish import BUILD_INFO, published
@@ -38,7 +39,8 @@ MODULE_ROOT = controlplane.GOMOD_ROOT / "kueue"
 PACKAGE = "sigs.k8s.io/kueue/cmd/kueue"
 VERSION_PKG = "sigs.k8s.io/kueue/pkg/version"
 BINARY = "kueue"
-DEFAULT_VERSION = "v0.19.2"
+#: the Kueue the tests run by default: the version the plugin assumes when it cannot read one
+DEFAULT_VERSION = f"v{DEFAULT_KUEUE_VERSION}"
 
 
 def module_dirs() -> dict[str, Path]:

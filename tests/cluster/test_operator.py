@@ -212,7 +212,7 @@ def test_every_operator_rule_is_refused_by_the_crd_or_by_kueue(op, request):
     c = op.cluster
     original = op.kueue_cr()
     request.addfinalizer(lambda: oh.put_kueue_cr(c, original))
-    rules = Rules(OPERATOR, 19, True, False)
+    rules = Rules(dialect=OPERATOR, kueue_minor=19, counter_gate=True, capacity_gate=False)
     kueue = kueue_build.build(kueue_build.DEFAULT_VERSION)
     results = {}
     for rule, mappings, who in RULE_CASES:

@@ -10,9 +10,10 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "kubectl_kueue_dra"
 
-#: the base every layer may use: the modules errors, stats (KUEUE_DRA_STATS), frozen, the version,
-#: and the package findings/ (the catalogue of finding codes); they import no other package
-BASE = {"errors", "findings", "stats", "frozen", "__version__"}
+#: the base every layer may use: the modules errors, stats (KUEUE_DRA_STATS), frozen, environment
+#: (the run's streams, variables and clock), the version, and the package findings/ (the catalogue
+#: of finding codes); they import no other package
+BASE = {"errors", "findings", "stats", "frozen", "environment", "__version__"}
 #: package → the project packages it may import (besides itself and BASE)
 ALLOWED = {
     "k8s": set(),

@@ -86,11 +86,21 @@ def test_kueue_versions_use_the_v036_dialect():
 
 
 def test_parser_cache_is_made_on_first_compile_not_at_import(tmp_path):
-    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path), PYTHONPATH=str(Path(__file__).resolve().parents[2]))
-    code = ("import pathlib, sys; import kubectl_kueue_dra.dra.cel as c; d = pathlib.Path(sys.argv[1]) / 'kueue-dra'; "
-            "assert not d.exists(), 'made at import'; c.compile_selector('device.driver == \"x\"'); "
+    """The cache directory is the one the run says (its XDG_CACHE_HOME), made when the first
+    expression is compiled: not at import, not when the directory is said."""
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    env.pop("XDG_CACHE_HOME", None)
+    code = ("import pathlib, sys; import kubectl_kueue_dra.dra.cel as c; from kubectl_kueue_dra.dra import cel_cache; "
+            "d = pathlib.Path(sys.argv[1]) / 'kueue-dra'; cel_cache.use(sys.argv[1]); "
+            "assert not d.exists(), 'made too early'; c.compile_selector('device.driver == \"x\"'); "
             "print(sorted(p.name for p in d.iterdir()))")
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], check=False, env=env, capture_output=True,
                          text=True)
     assert out.returncode == 0, out.stderr
     assert "cel-parser-lark-" in out.stdout
+    # the command line says it from the run's XDG_CACHE_HOME
+    examples = Path(__file__).resolve().parents[2] / "examples" / "mig-partitionable"
+    cli = subprocess.run([sys.executable, "-m", "kubectl_kueue_dra", "classes", "--from", str(examples)], check=False,
+                         env=dict(env, XDG_CACHE_HOME=str(tmp_path / "xdg")), capture_output=True, text=True)
+    assert cli.returncode == 0, cli.stderr
+    assert [p.name.startswith("cel-parser-lark-") for p in (tmp_path / "xdg" / "kueue-dra").iterdir()] == [True]

@@ -55,7 +55,7 @@ def test_path_options_fall_back_to_file_completion():
 
 def test_explain_kinds_then_names_from_the_snapshot():
     kinds, directive = complete("explain", "j")
-    assert kinds == ["job/", "jobset/"] and directive == 4 | 2  # no space after the slash
+    assert kinds == ["job/", "jobset/", "jaxjob/"] and directive == 4 | 2  # no space after the slash
     assert complete("explain", "--from", MIG, "-n", "ml-research", "job/")[0] == [
         "job/notebook-eval", "job/pretrain"]
     assert complete("explain", "--from", MIG, "-n", "ml-research", "workload/job-p")[0] == [

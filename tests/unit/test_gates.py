@@ -430,3 +430,63 @@ def test_no_gap_when_customnoupgrade_lists_the_gate():
     spec = g.featuregate_spec(featuregate("CustomNoUpgrade", ["DRAExtendedResource", "DRAPartitionableDevices"]))
     k8s = {"DRAExtendedResource": _on("DRAExtendedResource"), "DRAPartitionableDevices": _on("DRAPartitionableDevices")}
     assert g.operator_detection_gaps(k8s, spec, (0, 18), counter_sources=True, extended_classes=True) == []
+
+
+# ---- one table per fact: Kueue's DRA gates (gates/kueue) over the gate registry ----------------
+
+def test_kueue_gate_defaults_are_the_registrys():
+    """kueue_default reads the registry of the Kueue binaries (kueue_gate_table) for the minors it
+    holds, the nearest lower one for newer versions, the old names before it."""
+    from kubectl_kueue_dra.gates.kueue_gate_table import gate_table
+
+    for gate in g.KUEUE_GATES:
+        for minor in ("0.18", "0.19"):
+            spec = gate_table(minor).get(gate)
+            assert g.kueue_default(gate, g.kueue_minor(minor)) == ((spec.stage, spec.default) if spec else None)
+        assert g.kueue_default(gate, (0, 21)) == g.kueue_default(gate, (0, 19))
+    assert g.kueue_default(g.KUEUE_PARTITIONABLE, (0, 18)) == ("ALPHA", False)
+    assert g.kueue_default(g.KUEUE_PARTITIONABLE, (0, 19)) == ("BETA", True)
+    assert g.kueue_default(g.KUEUE_CONSUMABLE, (0, 18)) is None and g.default_on(g.KUEUE_CONSUMABLE, (0, 19)) is False
+    assert g.kueue_default(g.KUEUE_DRA, (0, 14)) == ("ALPHA", False)  # as DynamicResourceAllocation
+    assert g.kueue_default(g.KUEUE_EXTENDED, (0, 16)) is None and g.kueue_default(g.KUEUE_EXTENDED, (0, 17))
+
+
+def test_the_defaults_elsewhere_derive_from_the_registry():
+    """The charge engine's gates and map's rules default to the default Kueue version's gates."""
+    from kubectl_kueue_dra.kueue.config.mapping_rules import Rules
+    from kubectl_kueue_dra.kueue.install.semantics import DRAGates
+
+    assert DRAGates() == DRAGates.from_kueue_gates(g.derive_kueue_gates(None))
+    rules = Rules()
+    assert (rules.counter_gate, rules.capacity_gate) == (g.default_on(g.SOURCE_GATES["counter"], (0, 19)),
+                                                         g.default_on(g.SOURCE_GATES["capacity"], (0, 19)))
+    assert g.SOURCE_GATES["counter"] in rules.counter_gate_hint
+
+
+def test_the_source_rule_is_stated_once():
+    """Counter/capacity sources need their gate: verify's problem and map's violation quote the
+    same Kueue error."""
+    from kubectl_kueue_dra.kueue.config.mapping_rules import Rules, validate
+
+    assert g.source_refusal("counter") == ("counter sources require KueueDRAIntegrationPartitionableDevices "
+                                           "to be enabled")
+    off = g.derive_kueue_gates("0.18.4")
+    [problem] = g.sources_problems(off, counter_sources=True, capacity_sources=False)
+    mapping = [{"name": "m", "deviceClassNames": ["c"],
+                "sources": [{"counter": {"name": "memory", "driver": "d.example.com",
+                                         "deviceSelector": {"cel": {"expression": "true"}}}}]}]
+    [violation] = validate(mapping, Rules(kueue_minor=18, counter_gate=False))
+    assert g.source_refusal("counter") in problem.message and g.source_refusal("counter") in violation.message
+
+
+def test_gate_names_are_spelled_in_gates_only():
+    """The Kueue DRA gate names are constants of gates/kueue; no table elsewhere spells them (messages
+    that quote Kueue's own words, and verify's check ids, may)."""
+    from pathlib import Path
+
+    package = Path(g.__file__).resolve().parents[1]
+    tables = ("kueue/config/decode.py", "kueue/config/mapping_rules.py", "kueue/install/target.py",
+              "kueue/install/operator_render.py", "kueue/install/semantics.py", "commands/verify/gate_states.py",
+              "gates/openshift.py")
+    assert [t for t in tables if '"KueueDRAIntegration' in (package / t).read_text()] == []
+    assert g.OPERATOR_WRITES == {g.DRA_EXTENDED: g.KUEUE_EXTENDED, g.DRA_PARTITIONABLE: g.KUEUE_PARTITIONABLE}

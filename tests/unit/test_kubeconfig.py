@@ -1,10 +1,21 @@
+import io
 import os
 
 import pytest
 
+from kubectl_kueue_dra.environment import Environment
 from kubectl_kueue_dra.errors import ConfigError, UsageError
 from kubectl_kueue_dra.commands.connection import parse_timeout
-from kubectl_kueue_dra.kube.kubeconfig import ConnectionOptions, load, merge_kubeconfigs
+from kubectl_kueue_dra.kube.kubeconfig import ConnectionOptions, kubeconfig_paths, load, merge_kubeconfigs
+
+
+def _env(cwd=None, **variables):
+    """A run's environment with exactly these variables (the process's are never read)."""
+    return Environment(stdin=io.StringIO(), stdout=io.StringIO(), stderr=io.StringIO(), vars=variables, cwd=cwd)
+
+
+def _options(env=None, **kwargs):
+    return ConnectionOptions(env=env or _env(HOME="/nowhere"), **kwargs)
 
 KC_A = """
 apiVersion: v1
@@ -49,7 +60,7 @@ def two_files(tmp_path):
 
 def test_merge_first_wins_and_relative_paths(two_files):
     a, b = two_files
-    merged, used = merge_kubeconfigs([a, "/nonexistent", b], explicit=False)
+    merged, used = merge_kubeconfigs([a, "/nonexistent", b], explicit=False, env=_env())
     assert used == [a, b]
     assert merged["current-context"] == "a"
     c1 = next(c for c in merged["clusters"] if c["name"] == "c1")["cluster"]
@@ -58,39 +69,55 @@ def test_merge_first_wins_and_relative_paths(two_files):
     assert {c["name"] for c in merged["contexts"]} == {"a", "b"}
 
 
-def test_kubeconfig_env_list(two_files, monkeypatch):
+def test_kubeconfig_env_list(two_files):
     a, b = two_files
-    monkeypatch.setenv("KUBECONFIG", f"{b}:{a}")
-    loaded = load(ConnectionOptions())
+    env = _env(KUBECONFIG=f"{b}:{a}")
+    loaded = load(_options(env))
     assert loaded.context == "b" and loaded.namespace == "default"
     assert loaded.server == "https://127.0.0.2:6443"
-    loaded = load(ConnectionOptions(context="a", namespace=None))
+    loaded = load(_options(env, context="a", namespace=None))
     assert loaded.namespace == "team-a"  # the context's namespace
-    assert load(ConnectionOptions(context="a", namespace="x")).namespace == "x"
+    assert load(_options(env, context="a", namespace="x")).namespace == "x"
+
+
+def test_the_runs_home_and_working_directory(two_files, tmp_path):
+    """``~`` is the run's HOME, a relative path is read from the run's working directory (and
+    shown as given), whatever the process's are."""
+    a, _ = two_files
+    assert kubeconfig_paths(None, _env(HOME="/home/x")) == ["/home/x/.kube/config"]
+    assert kubeconfig_paths("~/kc", _env(HOME="/home/x")) == ["/home/x/kc"]
+    assert kubeconfig_paths(None, _env(HOME="/home/x", KUBECONFIG="~/one:/two")) == ["/home/x/one", "/two"]
+    (tmp_path / ".kube" / "certs").mkdir(parents=True)
+    (tmp_path / ".kube" / "certs" / "ca.crt").write_text("")
+    os.rename(a, tmp_path / ".kube" / "config")
+    assert load(_options(_env(HOME=str(tmp_path)))).context == "a"
+    loaded = load(_options(_env(cwd=str(tmp_path), HOME="/nowhere"), kubeconfig=".kube/config"))
+    assert loaded.context == "a" and loaded.sources == [".kube/config"]
+    assert loaded.configuration.ssl_ca_cert == str(tmp_path / ".kube" / "certs" / "ca.crt")  # beside the file
+    with pytest.raises(ConfigError, match=r"kubeconfig \.kube/config: no such file"):  # the run's directory only
+        load(_options(_env(cwd="/", HOME="/nowhere"), kubeconfig=".kube/config"))
 
 
 def test_missing_explicit_kubeconfig(tmp_path):
     with pytest.raises(ConfigError, match="no such file"):
-        load(ConnectionOptions(kubeconfig=str(tmp_path / "nope")))
+        load(_options(kubeconfig=str(tmp_path / "nope")))
 
 
-def test_no_kubeconfig_at_all(tmp_path, monkeypatch):
-    monkeypatch.setenv("KUBECONFIG", str(tmp_path / "nope"))
-    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+def test_no_kubeconfig_at_all(tmp_path):
     with pytest.raises(ConfigError, match="no kubeconfig found"):
-        load(ConnectionOptions())
+        load(_options(_env(KUBECONFIG=str(tmp_path / "nope"))))
 
 
 def test_malformed_kubeconfig_names_line(tmp_path):
     bad = tmp_path / "kc"
     bad.write_text("apiVersion: v1\nclusters:\n- name: x\n  cluster: {server: [\n")
     with pytest.raises(ConfigError, match=r"kc:\d+: malformed YAML"):
-        load(ConnectionOptions(kubeconfig=str(bad)))
+        load(_options(kubeconfig=str(bad)))
 
 
 def test_unknown_context_lists_available(two_files):
     with pytest.raises(ConfigError, match=r'context "nope" not found .*available: a\)'):
-        load(ConnectionOptions(kubeconfig=two_files[0], context="nope"))
+        load(_options(kubeconfig=two_files[0], context="nope"))
 
 
 @pytest.mark.parametrize("text,seconds", [("10s", 10), ("1m", 60), ("500ms", 0.5), ("5", 5),

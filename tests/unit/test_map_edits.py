@@ -1,10 +1,12 @@
 """Edits of the mapping list and of the objects holding it; the target's rules and facts."""
 
 import copy
+from datetime import datetime, timezone
 
 import pytest
 import yaml
 
+from kubectl_kueue_dra.environment import Clock
 from kubectl_kueue_dra.errors import UserError
 from kubectl_kueue_dra.kueue.config.load import KueueConfig
 from kubectl_kueue_dra.kueue.config.mapping_edits import (EditError, current_mappings, remove_mapping,
@@ -213,18 +215,22 @@ def test_read_modify_write_retries_conflicts_and_skips_no_ops():
         state["obj"] = obj
         return obj
 
-    result = read_modify_write(read, lambda o: dict(o, v=1), write)
+    slept: list[float] = []
+    clock = Clock(sleep=slept.append)  # the pauses between attempts are the run's clock's
+    result = read_modify_write(read, lambda o: dict(o, v=1), write, clock=clock)
     assert result.sent and result.attempts == 3 and state["writes"] == 1
-    result = read_modify_write(read, lambda o: o, write)
+    assert slept == [0.05, 0.1]
+    result = read_modify_write(read, lambda o: o, write, clock=clock)
     assert not result.sent and not result.changed and state["writes"] == 1
     state["conflicts"] = 99
     with pytest.raises(errors.Conflict, match="changed 5 times"):
-        read_modify_write(read, lambda o: dict(o, v=2), write)
+        read_modify_write(read, lambda o: dict(o, v=2), write, clock=clock)
 
 
 def test_rollout_restart_and_status():
-    patch = restart_patch()
-    assert "kubectl.kubernetes.io/restartedAt" in patch["spec"]["template"]["metadata"]["annotations"]
+    patch = restart_patch(datetime(2026, 3, 1, 12, 30, 5, tzinfo=timezone.utc))
+    assert patch["spec"]["template"]["metadata"]["annotations"] == {
+        "kubectl.kubernetes.io/restartedAt": "2026-03-01T12:30:05Z"}
     done = {"metadata": {"generation": 2}, "spec": {"replicas": 1},
             "status": {"observedGeneration": 2, "updatedReplicas": 1, "replicas": 1, "availableReplicas": 1}}
     assert rollout_complete(done)

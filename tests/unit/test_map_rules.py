@@ -7,10 +7,10 @@ from kubectl_kueue_dra.kueue.config.mapping_rules import Rules, new_violations, 
 from kubectl_kueue_dra.kueue.config.mappings import OPERATOR, UPSTREAM, Source, mapping_entry
 
 SEL = "device.driver == 'gpu.example.com'"
-OP = Rules(OPERATOR, 19, counter_gate=True)
-UP19 = Rules(UPSTREAM, 19, counter_gate=True, capacity_gate=False)
-UP18 = Rules(UPSTREAM, 18, counter_gate=False)
-UP_UNKNOWN = Rules(UPSTREAM, None, counter_gate=None)
+OP = Rules(dialect=OPERATOR, kueue_minor=19, counter_gate=True)
+UP19 = Rules(dialect=UPSTREAM, kueue_minor=19, counter_gate=True, capacity_gate=False)
+UP18 = Rules(dialect=UPSTREAM, kueue_minor=18, counter_gate=False)
+UP_UNKNOWN = Rules(dialect=UPSTREAM, kueue_minor=None, counter_gate=None)
 
 
 def m(name, *classes, counter=None, capacity=None, dialect=UPSTREAM, driver="gpu.example.com",
@@ -71,12 +71,12 @@ def test_class_in_two_mappings():
     assert rules_of(found) == ["DeviceClassInTwoMappings"]
     assert "already has a counter source for counter 'memory'" in str(found[0])
     # 0.18 and the operator: never
-    assert rules_of(validate(multi, Rules(UPSTREAM, 18, counter_gate=True))) == ["DeviceClassInTwoMappings"]
+    assert rules_of(validate(multi, Rules(dialect=UPSTREAM, kueue_minor=18, counter_gate=True))) == ["DeviceClassInTwoMappings"]
     op_multi = [m("gpu.memory", "c", counter="memory", dialect=OPERATOR),
                 m("gpu.compute", "c", counter="multiprocessors", dialect=OPERATOR)]
     assert rules_of(validate(op_multi, OP)) == ["DeviceClassInTwoMappings"]
     # unknown version: a warning, not a refusal
-    found = validate(multi, Rules(UPSTREAM, None, counter_gate=True))
+    found = validate(multi, Rules(dialect=UPSTREAM, kueue_minor=None, counter_gate=True))
     assert rules_of(found) == [] and rules_of(found, "warning") == ["DeviceClassInTwoMappings"]
 
 
@@ -102,7 +102,7 @@ def test_counter_gate():
     assert "KueueDRAIntegrationPartitionableDevices" in str(found[0])
     assert rules_of(validate(raw, UP_UNKNOWN), "warning") == ["CounterSourcesDisabled"]
     assert rules_of(validate(raw, UP_UNKNOWN)) == []
-    op18 = Rules(OPERATOR, 18, counter_gate=False, counter_gate_hint="FeatureGate hint")
+    op18 = Rules(dialect=OPERATOR, kueue_minor=18, counter_gate=False, counter_gate_hint="FeatureGate hint")
     found = validate([m("g", "c", counter="memory", dialect=OPERATOR)], op18)
     assert rules_of(found) == ["CounterSourcesDisabled"] and found[0].fix == "FeatureGate hint"
 
@@ -114,10 +114,10 @@ def test_source_counts_and_kinds():
     two_up = [mapping_entry("g", ["c"], [Source("counter", "memory", "d.io", SEL),
                                          Source("counter", "cores", "d.io", SEL)], UPSTREAM)]
     assert validate(two_up, UP19) == []
-    assert rules_of(validate(two_up, Rules(UPSTREAM, 18, counter_gate=True))) == ["TooManySources"]
+    assert rules_of(validate(two_up, Rules(dialect=UPSTREAM, kueue_minor=18, counter_gate=True))) == ["TooManySources"]
     mixed = [mapping_entry("g", ["c"], [Source("counter", "memory", "d.io", SEL),
                                         Source("capacity", "memory", "d.io", SEL)], UPSTREAM)]
-    assert rules_of(validate(mixed, Rules(UPSTREAM, 19, True, True))) == ["MixedSources"]
+    assert rules_of(validate(mixed, Rules(dialect=UPSTREAM, kueue_minor=19, counter_gate=True, capacity_gate=True))) == ["MixedSources"]
     neither = [{"name": "g", "deviceClassNames": ["c"], "sources": [{}]}]
     assert rules_of(validate(neither, UP19)) == ["InvalidSource"]
     assert rules_of(validate([{"name": "g", "deviceClassNames": ["c"], "sources": []}], UP19)) \
@@ -127,7 +127,7 @@ def test_source_counts_and_kinds():
 def test_capacity_sources():
     raw = [m("g", "c", capacity="memory")]
     assert rules_of(validate(raw, UP19)) == ["CapacitySourcesDisabled"]
-    assert validate(raw, Rules(UPSTREAM, 19, True, True)) == []
+    assert validate(raw, Rules(dialect=UPSTREAM, kueue_minor=19, counter_gate=True, capacity_gate=True)) == []
     assert "CapacityNotSupported" in rules_of(validate(raw, UP18))
     op = [{"name": "g", "deviceClassNames": ["c"], "sources": [{"type": "Capacity", "capacity": {}}]}]
     assert "CapacityNotSupported" in rules_of(validate(op, OP))
@@ -144,7 +144,7 @@ def test_dialect_fields():
 
 
 def test_extended_resource_classes_get_no_counters():
-    rules = Rules(UPSTREAM, 19, True, extended_resource_classes=frozenset({"c"}))
+    rules = Rules(dialect=UPSTREAM, kueue_minor=19, counter_gate=True, extended_resource_classes=frozenset({"c"}))
     found = validate([m("g", "c", counter="memory")], rules)
     assert rules_of(found) == ["ExtendedResourceWithCounters"]
     assert "set-extended-resource c --clear" in found[0].fix

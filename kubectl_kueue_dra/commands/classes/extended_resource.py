@@ -108,7 +108,8 @@ def _write(view: ClusterView, req: ExtendedResourceRequest) -> tuple[Any, list[d
         return WriteResult(before, after, changed=after != before, sent=False), findings
     writer = ObjectWriter(view, "DeviceClass")  # type: ignore[arg-type]
     return read_modify_write(lambda: writer.read(req.device_class), modify,
-                             lambda obj: writer.replace(obj, dry_run=req.dry_run == "server")), findings
+                             lambda obj: writer.replace(obj, dry_run=req.dry_run == "server"),
+                             clock=writer.clock), findings
 
 
 def set_extended_resource(view: ClusterView, req: ExtendedResourceRequest

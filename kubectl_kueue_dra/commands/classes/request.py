@@ -6,13 +6,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import UserError
-from ...findings import config_findings, is_partial, unreadable_findings
+from ...findings import is_partial, unreadable_findings
 from ...kube.view import ClusterView
-from ...kueue.charge.unaccounted import read_uncharged, uncharged_findings
-from ...kueue.config.load import load_kueue_config
+from ...kueue.charge.unaccounted import uncharged_findings
 from ...kueue.install import flags
-from ...kueue.install.command import cli_of, document_for_cli
-from ...kueue.install.model import installation_of
+from ...kueue.install.command import document_for_cli
+from .facts import ClassesFacts, gather
 
 
 @dataclass
@@ -27,63 +26,49 @@ class ClassesRequest:
 
 
 def classes_document(view: ClusterView, req: ClassesRequest) -> dict[str, Any]:
+    """The classes report, or with ``--devices`` the devices of each class, from the facts read once."""
     from ...dra.cel import SelectorEvaluator
-    from ...dra.devices import group_pools
     from .report import classes_report
 
-    if view.live and not view.serves("DeviceClass"):
-        raise UserError("this cluster does not serve resource.k8s.io (DRA): Kubernetes 1.34+ with "
-                        "DynamicResourceAllocation is needed")
-    device_classes = view.list("DeviceClass")
-    installation = installation_of(view, load_kueue_config(view, req.kueue_namespace))
-    config = installation.config
-    cluster_queues = view.try_list("ClusterQueue")
-    slices = view.try_list("ResourceSlice")
-    pools = group_pools(slices) if slices is not None else None
-    findings = config_findings(config, view)
-    cli = cli_of(view, config)  # before "partial": what it may not read makes the answer partial too
+    facts = gather(view, req.kueue_namespace, uncharged=req.devices is None)
     if req.devices is not None:
-        return _devices_document(view, req.devices, device_classes, installation, pools, findings, cli)
-    mappings = installation.effective.mappings if config.found else None
-    uncharged = read_uncharged(view, device_classes, mappings)
-    report = classes_report(device_classes, mappings=installation.effective.mappings if config.found else None,
-                            cluster_queues=cluster_queues, pools=pools, evaluator=SelectorEvaluator())
-    cli = cli_of(view, config)  # first: a 403 it meets makes the answer partial too
+        return _devices_document(view, req.devices, facts)
+    assert facts.uncharged is not None
+    report = classes_report(facts.device_classes, mappings=facts.mappings, cluster_queues=facts.cluster_queues,
+                            pools=facts.pools, evaluator=SelectorEvaluator())
     return document_for_cli({
-        "source": view.source,
-        "kueueConfig": config.target() if config.found else None,
-        "kueueInstallation": installation.to_json(),
+        "source": facts.source,
+        "kueueConfig": facts.config.target() if facts.config.found else None,
+        "kueueInstallation": facts.installation.to_json(),
         "partial": is_partial(view),
         "deviceClasses": report,
-        "uncharged": uncharged.doc(),
-        "findings": unreadable_findings(view) + findings + uncharged_findings(uncharged),
-    }, cli)
+        "uncharged": facts.uncharged.doc(),
+        "findings": unreadable_findings(view) + facts.findings + uncharged_findings(facts.uncharged),
+    }, facts.cli)
 
 
-def _devices_document(view: ClusterView, wanted: str, device_classes: list[dict[str, Any]], installation: Any,
-                      pools: Any, findings: list[dict[str, Any]], cli: str) -> dict[str, Any]:
+def _devices_document(view: ClusterView, wanted: str, facts: ClassesFacts) -> dict[str, Any]:
     """``classes --devices [CLASS]``: the matching devices of each class, grouped by shape."""
     from ...dra.cel import SelectorEvaluator
     from .report import class_devices
 
-    chosen = sorted((dc for dc in device_classes if not wanted or dc["metadata"]["name"] == wanted),
+    chosen = sorted((dc for dc in facts.device_classes if not wanted or dc["metadata"]["name"] == wanted),
                     key=lambda dc: dc["metadata"]["name"])
     if wanted and not chosen:
-        raise UserError(f'DeviceClass "{wanted}" not found ({view.source})',
+        raise UserError(f'DeviceClass "{wanted}" not found ({facts.source})',
                         "list them with: kubectl kueue-dra classes")
-    mappings = installation.effective.mappings if installation.config.found else None
     evaluator = SelectorEvaluator()
-    if pools is None:
+    if facts.pools is None:
         listed = [{"deviceClass": dc["metadata"]["name"], "selectors": [], "counterSources": [],
                    "matchingDevices": None, "shapes": [], "findings": []} for dc in chosen]
     else:
-        listed = [class_devices(dc, mappings=mappings, pools=pools, evaluator=evaluator) for dc in chosen]
-    cli = cli_of(view, installation.config)  # first: a 403 it meets makes the answer partial too
+        listed = [class_devices(dc, mappings=facts.mappings, pools=facts.pools, evaluator=evaluator)
+                  for dc in chosen]
     return document_for_cli({
-        "source": view.source,
-        "kueueConfig": installation.config.target() if installation.config.found else None,
-        "kueueInstallation": installation.to_json(),
+        "source": facts.source,
+        "kueueConfig": facts.config.target() if facts.config.found else None,
+        "kueueInstallation": facts.installation.to_json(),
         "partial": is_partial(view),
         "devices": listed,
-        "findings": unreadable_findings(view) + findings,
-    }, cli)
+        "findings": unreadable_findings(view) + facts.findings,
+    }, facts.cli)

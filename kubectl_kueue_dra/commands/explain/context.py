@@ -25,7 +25,7 @@ class Settings:
     kueue_namespace: str | None = None
 
 
-@dataclass
+@dataclass(kw_only=True)
 class KueueContext:
     """Kueue's configuration, version and gates, with the findings about how they were found."""
 
@@ -66,11 +66,11 @@ def kueue_context(view: ClusterView, settings: Settings) -> KueueContext:
     kueue_gates = install.gates
     rules, more = resource_rules(config)
     findings.extend(more)
-    return KueueContext(config, Semantics.for_version(version), version_source,
-                        {name: state.on for name, state in kueue_gates.gates.items()},
-                        DRAGates.from_kueue_gates(kueue_gates), findings, rules,
-                        gate_on("PartialAdmission", install.cli_gates, install.config_gates), install.namespace,
-                        install)
+    return KueueContext(config=config, semantics=Semantics.for_version(version), version_source=version_source,
+                        gate_map={name: state.on for name, state in kueue_gates.gates.items()},
+                        gates=DRAGates.from_kueue_gates(kueue_gates), findings=findings, rules=rules,
+                        partial_admission=gate_on("PartialAdmission", install.cli_gates, install.config_gates),
+                        kueue_namespace=install.namespace, installation=install)
 
 
 def kueue_mappings(ctx: KueueContext) -> list[Mapping]:

@@ -9,6 +9,7 @@ from typing import Any
 
 from ...findings import codes as F
 from ...k8s.envelope import owner_references
+from ...k8s.job_kinds import READ_KINDS
 from ...kube.view import ClusterView
 from ...kueue.charge import ChargeResult, CounterLine, Unknowable
 from ...kueue.workloads.allocation import allocations, claim_results, overcharge, pod_state
@@ -50,7 +51,7 @@ def _owner(subject: Subject) -> tuple[str, dict[str, Any]] | None:
         kind = subject.owner.get("kind") or "Job"
         return (kind, subject.owner) if meta.get("name") else None
     for ref in owner_references(subject.workload or {}):
-        if ref.get("controller") and ref.get("kind") in ("Job", "Pod") and ref.get("name"):
+        if ref.get("controller") and ref.get("kind") in READ_KINDS and ref.get("name"):
             return str(ref["kind"]), {"metadata": {"name": ref["name"], "uid": ref.get("uid")}}
     return None
 

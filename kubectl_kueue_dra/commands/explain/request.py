@@ -4,8 +4,9 @@ as every other command's options, then run through ``commands/explain/document``
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import Any
 
+from ...environment import Environment
 from ...errors import UsageError
 from ...findings import is_partial, unreadable_findings
 from ...kube.manifest import Manifest
@@ -13,7 +14,7 @@ from ...kube.view import ClusterView
 from ...kueue.install import flags
 
 
-@dataclass
+@dataclass(kw_only=True)
 class ExplainRequest:
     reference: str | None = None
     filename: str | None = None
@@ -26,8 +27,9 @@ class ExplainRequest:
     ref: Any = None  # the parsed reference (set by validate)
     manifest: Manifest | None = None  # what -f read (set by validate)
 
-    def validate(self, stdin: IO[str] | None = None) -> ExplainRequest:
-        """Check the options and complete the request: parse the reference, read the manifest."""
+    def validate(self, env: Environment) -> ExplainRequest:
+        """Check the options and complete the request: parse the reference, read the manifest
+        (``-`` the run's stdin, a relative path from its working directory)."""
         from ...kube.manifest import read_manifest
         from ...kube.refs import parse_ref
 
@@ -41,7 +43,7 @@ class ExplainRequest:
         if self.filename and self.all_namespaces:
             raise UsageError("-A finds the namespace of a TYPE/NAME; a manifest (-f) has its own")
         self.ref = parse_ref(self.reference) if self.reference else None
-        self.manifest = read_manifest(self.filename, stdin) if self.filename else None
+        self.manifest = read_manifest(self.filename, env.stdin, env.path(self.filename)) if self.filename else None
         return self
 
     @property

@@ -8,6 +8,7 @@ from typing import Any
 
 from ...errors import UserError
 from ...k8s.envelope import owner_references
+from ...k8s.job_kinds import BY_KIND, READ_KINDS
 from ...kube.errors import Forbidden
 from ...kube.manifest import Manifest
 from ...kube.refs import Ref
@@ -101,14 +102,14 @@ def resolve(view: ClusterView, ref: Ref, namespace: str, kueue_namespace: str | 
         return Subject(namespace, podsets_from_workload(wl), workload=wl)
 
     owner = None
-    if ref.kind in ("Job", "Pod"):
+    if ref.kind in READ_KINDS:
         owner = view.get(ref.kind, ref.name, namespace)
         if owner is None:
             raise UserError(f'{ref.kind.lower()} "{ref.name}" not found in namespace "{namespace}"')
         if ref.kind == "Pod":
             for o in owner_references(owner):
                 if o.get("controller") and o.get("kind") == "Job":
-                    return resolve(view, Ref("Job", "batch", o["name"]), namespace, kueue_namespace)
+                    return resolve(view, Ref("Job", BY_KIND["Job"].group, o["name"]), namespace, kueue_namespace)
     uid = ((owner or {}).get("metadata") or {}).get("uid")
     workloads = [wl for wl in view.list("Workload", namespace) if _owned_by(wl, ref, uid)]
     if not workloads:
@@ -126,7 +127,7 @@ def resolve_in_all_namespaces(view: ClusterView, ref: Ref, kueue_namespace: str 
     """``-A``: find the namespace of the reference (a Job or Pod by its name, anything else by the
     Workload it owns), then resolve it there."""
     listed = None
-    if ref.kind in ("Job", "Pod"):
+    if ref.kind in READ_KINDS:
         try:
             listed = view.list(ref.kind)
         except Forbidden:  # not a gap in the answer: the Workloads say where it is

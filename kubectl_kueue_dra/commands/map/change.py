@@ -38,7 +38,7 @@ class ValidationFailed(UserError):
         self.violations = violations
 
 
-@dataclass
+@dataclass(kw_only=True)
 class ChangeRequest:
     """``map set NAME`` / ``map remove NAME`` as given on the command line."""
 
@@ -182,7 +182,8 @@ def _run(view: ClusterView, config: KueueConfig, modify: Callable[[dict[str, Any
         return WriteResult(before, after, changed=after != before, sent=False)
     return read_modify_write(lambda: writer.read(name, namespace),
                              lambda obj: modify(copy.deepcopy(obj)),
-                             lambda obj: writer.replace(obj, dry_run=req.dry_run == "server"))
+                             lambda obj: writer.replace(obj, dry_run=req.dry_run == "server"),
+                             clock=writer.clock)
 
 
 def apply_change(view: ClusterView, req: ChangeRequest) -> tuple[dict[str, Any], UserError | None]:

@@ -8,10 +8,16 @@ from typing import Any
 
 from ...findings import is_partial, unreadable_findings
 from ...kube.view import ClusterView
+from ...kueue.config.load import KueueConfig
 from ...kueue.install import flags
 from ...kueue.install.command import cli_of, document_for_cli
+from ...kueue.install.model import installation_of
+from ...kueue.install.target import TargetFacts
+from ...kueue.install.target import target_facts as rules_of
 from .report import map_report
-from .target import find_target_readonly, target_facts
+from .target import find_target_readonly
+
+Obj = dict[str, Any]
 
 
 @dataclass
@@ -23,21 +29,41 @@ class MapRequest:
         return self
 
 
+@dataclass(kw_only=True)
+class MapFacts:
+    """What ``map`` reads, gathered once in this order (the order 403s are reported in): where the
+    mappings are written, the installation model and the rules it gives, the DeviceClasses, the
+    ResourceSlices (only when a mapping has sources), the ClusterQueues, the command line."""
+
+    config: KueueConfig
+    target: TargetFacts
+    device_classes: list[Obj] | None
+    slices: list[Obj] | None
+    cluster_queues: list[Obj] | None
+    cli: str
+
+
+def gather(view: ClusterView, kueue_namespace: str | None) -> MapFacts:
+    config = find_target_readonly(view, kueue_namespace)
+    installation = installation_of(view, config)
+    device_classes = view.try_list("DeviceClass")
+    target = rules_of(installation, device_classes)
+    slices = view.try_list("ResourceSlice") if any(m.sources for m in config.mappings) else []
+    cluster_queues = view.try_list("ClusterQueue")
+    return MapFacts(config=config, target=target, device_classes=device_classes, slices=slices,
+                    cluster_queues=cluster_queues, cli=cli_of(view, config))
+
+
 def show_mappings(view: ClusterView, req: MapRequest) -> dict[str, Any]:
-    config = find_target_readonly(view, req.kueue_namespace)
-    facts = target_facts(view, config, None)
-    slices: list[dict[str, Any]] | None = view.try_list("ResourceSlice") \
-        if any(m.sources for m in config.mappings) else []
-    mappings, findings = map_report(
-        config.mappings, device_classes=view.try_list("DeviceClass"),
-        cluster_queues=view.try_list("ClusterQueue"), slices=slices)
-    cli = cli_of(view, config)  # first: a 403 it meets makes the answer partial too
+    facts = gather(view, req.kueue_namespace)
+    mappings, findings = map_report(facts.config.mappings, device_classes=facts.device_classes,
+                                    cluster_queues=facts.cluster_queues, slices=facts.slices)
     return document_for_cli({
         "source": view.source,
-        "target": config.target(),
-        "kueueVersion": facts.kueue_version,
-        "kueueInstallation": facts.installation.to_json() if facts.installation else None,
+        "target": facts.config.target(),
+        "kueueVersion": facts.target.kueue_version,
+        "kueueInstallation": facts.target.installation.to_json() if facts.target.installation else None,
         "partial": is_partial(view),
         "mappings": mappings,
         "findings": unreadable_findings(view) + findings,
-    }, cli)
+    }, facts.cli)

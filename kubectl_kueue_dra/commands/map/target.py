@@ -7,6 +7,8 @@ one installation model (``kueue/install/model``).
 
 from __future__ import annotations
 
+from typing import NoReturn
+
 from ...errors import UserError
 from ...kube.view import ClusterView
 from ...kueue.config.load import DEPLOYMENT_NAME, OPENSHIFT_CR_NAME, KueueConfig, load_kueue_config
@@ -16,7 +18,23 @@ from ...kueue.install.target import target_facts as rules_of
 
 
 def find_target(view: ClusterView, kueue_namespace: str | None) -> KueueConfig:
+    """Where a change is written; an error when there is none, or it is the operator's."""
     config = load_kueue_config(view, kueue_namespace)
+    if not config.found or config.problem:
+        _refused(view, config, kueue_namespace)
+    if config.kind == "ConfigMap":
+        cr_exists = view.serves("Kueue") and view.try_get("Kueue", OPENSHIFT_CR_NAME) is not None
+        reason = operator_managed_reason(config, kueue_cr_exists=cr_exists)
+        if reason:
+            raise UserError(
+                f"refusing to edit ConfigMap {config.namespace}/{config.name}: the OpenShift Kueue "
+                f"operator owns it ({reason}) and overwrites any edit",
+                "change the Kueue CR instead: run the same command without --kueue-namespace")
+    return config
+
+
+def _refused(view: ClusterView, config: KueueConfig, kueue_namespace: str | None) -> NoReturn:
+    """The error for a configuration not found or invalid."""
     if not config.found:
         if view.unreadable:
             raise view.unreadable[0]
@@ -29,17 +47,7 @@ def find_target(view: ClusterView, kueue_namespace: str | None) -> KueueConfig:
         raise UserError(f"Kueue's configuration was not found: {config.problem}",
                         "install Kueue, or pass --kueue-namespace NS where its "
                         f"{DEPLOYMENT_NAME} Deployment runs")
-    if config.problem:
-        raise UserError(config.problem, "fix the configuration by hand first")
-    if config.kind == "ConfigMap":
-        cr_exists = view.serves("Kueue") and view.try_get("Kueue", OPENSHIFT_CR_NAME) is not None
-        reason = operator_managed_reason(config, kueue_cr_exists=cr_exists)
-        if reason:
-            raise UserError(
-                f"refusing to edit ConfigMap {config.namespace}/{config.name}: the OpenShift Kueue "
-                f"operator owns it ({reason}) and overwrites any edit",
-                "change the Kueue CR instead: run the same command without --kueue-namespace")
-    return config
+    raise UserError(config.problem or "Kueue's configuration is invalid", "fix the configuration by hand first")
 
 
 def target_facts(view: ClusterView, config: KueueConfig, kueue_version: str | None) -> TargetFacts:
@@ -52,4 +60,4 @@ def find_target_readonly(view: ClusterView, kueue_namespace: str | None) -> Kueu
     config = load_kueue_config(view, kueue_namespace)
     if config.found and not config.problem:
         return config
-    return find_target(view, kueue_namespace)  # raises the same one-line errors as a change would
+    _refused(view, config, kueue_namespace)  # the same one-line errors as a change would

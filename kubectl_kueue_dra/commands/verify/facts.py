@@ -15,17 +15,19 @@ from typing import Any
 
 from ... import gates as g
 from ...dra.cel import CelError, SelectorEvaluator, compile_selector
-from ...dra.device_classes import class_selectors
+from ...dra.device_classes import class_selectors, extended_resource_winners
 from ...dra.devices import Pool, ShapeIndex, group_pools
 from ...k8s.shape import Malformed
 from ...kube import errors
 from ...kube.view import ClusterView, LiveView
 from ...kueue.charge.unaccounted import Uncharged, read_uncharged
 from ...kueue.config.load import KueueConfig, load_kueue_config
-from ...kueue.config.mappings import Mapping, Source
+from ...kueue.config.mappings import Mapping, Source, lookup
 from ...kueue.install.command import cli_name, openshift_platform
 from ...kueue.install.model import KueueInstallation, installation_of
 from ...kueue.install.platform import read_cluster_version
+from ...kueue.queues.cluster_queue import cluster_queue_of, covered_resources
+from .model import CLAIMS, EXTENDED, PARTITIONABLE
 from .supply import CounterSupply, counter_supply
 
 Obj = dict[str, Any]
@@ -33,7 +35,23 @@ OFFLINE = "offline snapshot"
 LISTED = ("DeviceClass", "ResourceSlice", "ClusterQueue", "LocalQueue", "Namespace")
 
 
-@dataclass
+@dataclass(frozen=True)
+class DraResource:
+    """A quota resource DRA devices are charged under."""
+
+    name: str
+    via: str  # "mapping" | "extendedResourceName"
+    path: str
+    classes: tuple[str, ...]
+    mapping: Mapping | None = None
+
+    def describe(self) -> str:
+        if self.mapping is not None:
+            return f"{self.name} (mapping)"
+        return f"{self.name} (extendedResourceName of {', '.join(self.classes)})"
+
+
+@dataclass(kw_only=True)
 class Facts:
     live: bool
     source: str
@@ -107,6 +125,31 @@ class Facts:
 
     def extended_classes(self) -> list[Obj]:
         return [dc for dc in self.device_classes or [] if (dc.get("spec") or {}).get("extendedResourceName")]
+
+    # -- derived once for every check -------------------------------------------------------
+    @cached_property
+    def dra_resources(self) -> list[DraResource]:
+        """The quota resources DRA devices are charged under: each mapping, then each
+        extendedResourceName no mapping takes over."""
+        out = [DraResource(m.name, "mapping", PARTITIONABLE if m.sources else CLAIMS, m.device_class_names, m)
+               for m in self.mappings or []]
+        for ern, name in sorted(extended_resource_winners(self.device_classes or []).items()):
+            if self.mappings and lookup(self.mappings, name) is not None:
+                continue  # the mapping name wins; the class is charged under it
+            if not any(r.name == ern for r in out):
+                out.append(DraResource(ern, "extendedResourceName", EXTENDED, (name,)))
+        return out
+
+    @cached_property
+    def dra_queues(self) -> set[str]:
+        """The ClusterQueues covering a quota resource DRA devices are charged under."""
+        resources = {r.name for r in self.dra_resources}
+        return {cq["metadata"]["name"] for cq in self.cluster_queues or [] if covered_resources(cq) & resources}
+
+    @cached_property
+    def queue_targets(self) -> list[tuple[Obj, str | None]]:
+        """Each LocalQueue with the ClusterQueue it points at."""
+        return [(lq, cluster_queue_of(lq)) for lq in self.local_queues or []]
 
     # -- the devices, grouped once for every check -----------------------------------------
     @cached_property
@@ -238,9 +281,11 @@ def gather(view: ClusterView, kueue_namespace: str | None = None, probe: bool = 
         unreadable["Pod"] = view.forbidden("Pod") or ""
     # every claim and Workload (403: unknown); a snapshot without claims reads as none allocated
     uncharged = read_uncharged(view, lists["DeviceClass"], install.effective.mappings if config.found else None)
-    return Facts(view.live, view.source, config, install, lists, unreadable, kueue_served, openshift,
-                 feature_gate, cluster_version, kueue_cr, server_version, inp, k8s_gates, kueue_gates, probed,
-                 list(view.unreadable), changed, pods=pods, malformed=view.malformed,
+    return Facts(live=view.live, source=view.source, config=config, install=install, lists=lists,
+                 unreadable=unreadable, kueue_served=kueue_served, openshift=openshift, feature_gate=feature_gate,
+                 cluster_version=cluster_version, kueue_cr=kueue_cr, server_version=server_version,
+                 k8s_inputs=inp, k8s_gates=k8s_gates, kueue_gates=kueue_gates, probed=probed,
+                 forbidden=list(view.unreadable), config_changed=changed, pods=pods, malformed=view.malformed,
                  cluster_version_problem=cluster_version_problem, uncharged=uncharged)
 
 

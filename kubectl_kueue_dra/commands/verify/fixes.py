@@ -6,7 +6,8 @@ import json
 from typing import Any
 
 from ... import gates as g
-from ...kueue.config.load import CONFIG_KEY, CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEPLOYMENT_NAME
+from ...kueue.config.load import CONFIG_KEY, CONFIGMAP_NAME, DEPLOYMENT_NAME
+from ...kueue.names import DEFAULT_NAMESPACE
 from ...kueue.install.command import shell_quote
 from .facts import Facts
 
@@ -73,7 +74,7 @@ def set_kueue_gate(f: Facts, gate: str, value: bool = True) -> str:
     setting = f"{gate}={str(value).lower()}"
     if f.install.openshift:
         k8s_gate = g.KUEUE_NEEDS_K8S.get(gate)
-        if k8s_gate in (g.DRA_EXTENDED, g.DRA_PARTITIONABLE):
+        if k8s_gate is not None and g.OPERATOR_WRITES.get(k8s_gate) == gate:
             return ("the operator sets it only when FeatureGate spec.customNoUpgrade.enabled has "
                     f"{k8s_gate}: {enable_kubernetes_gate(f, k8s_gate)}; or upgrade the Kueue operator "
                     "to 1.5 (Kueue 0.19+ has it on by default)")

@@ -9,9 +9,10 @@ from .facts import Facts
 from .kueue import _unknown
 from .model import EXTENDED, INFO, PARTITIONABLE, SKIP, Check
 
-#: the path whose checks report a gate's state when that path is checked
-GATE_PATH = {g.DRA_EXTENDED: EXTENDED, g.DRA_PARTITIONABLE: PARTITIONABLE, g.DRA_CONSUMABLE: PARTITIONABLE,
-             g.KUEUE_EXTENDED: EXTENDED, g.KUEUE_PARTITIONABLE: PARTITIONABLE, g.KUEUE_CONSUMABLE: PARTITIONABLE}
+#: the path whose checks report a gate's state when that path is checked: a Kubernetes gate's, and
+#: a Kueue gate's that of the Kubernetes gate it needs (gates.KUEUE_NEEDS_K8S)
+_K8S_GATE_PATH = {g.DRA_EXTENDED: EXTENDED, g.DRA_PARTITIONABLE: PARTITIONABLE, g.DRA_CONSUMABLE: PARTITIONABLE}
+GATE_PATH = {**_K8S_GATE_PATH, **{gate: _K8S_GATE_PATH[needs] for gate, needs in g.KUEUE_NEEDS_K8S.items()}}
 
 
 def _paths_unknown(f: Facts) -> str | None:

@@ -90,7 +90,7 @@ def operator_detection(f: Facts) -> Result:
     gaps = g.operator_detection_gaps(f.k8s_gates, spec, f.kueue_gates.version,
                                      counter_sources=f.counter_sources(),
                                      extended_classes=bool(f.extended_classes()))
-    seen = sorted(set(spec.enabled) & {g.DRA_EXTENDED, g.DRA_PARTITIONABLE}) if spec and spec.custom else []
+    seen = sorted(set(spec.enabled) & set(g.OPERATOR_WRITES)) if spec and spec.custom else []
     if not gaps:
         if f.feature_gate is None and "FeatureGate" in f.unreadable:
             return Result(SKIP, f"{f.unreadable['FeatureGate']}: which Kueue DRA gates the operator turns on "

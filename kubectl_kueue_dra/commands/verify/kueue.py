@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ... import gates as g
-from ...kueue.config.load import DEFAULT_NAMESPACE, DEPLOYMENT_NAME
+from ...kueue.config.load import DEPLOYMENT_NAME
+from ...kueue.names import DEFAULT_NAMESPACE
 from ...kueue.install.operator_render import RECONCILE_COMMAND, expected_render, stale_differences
 from . import fixes
 from .facts import Facts, parse_time

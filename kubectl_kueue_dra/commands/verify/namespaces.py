@@ -11,19 +11,12 @@ from typing import Any
 from ...k8s.labels import namespace_labels, selector_matches
 from ...kueue.install.command import shell_quote
 from ...kueue.names import OPENSHIFT_MANAGED_LABEL
-from ...kueue.queues.cluster_queue import covered_resources
 from ...kueue.queues.namespaces import OPENSHIFT, namespace_rule
 from ...kueue.workloads.status import NAMESPACE_MISMATCH
 from . import fixes
 from .facts import Facts
 from .model import FAIL, PASS, SKIP, WARN
-from .quota import dra_resources
 from .registry import Result, check, names, needs, plural
-
-
-def _dra_queues(f: Facts) -> set[str]:
-    resources = {r.name for r in dra_resources(f)}
-    return {cq["metadata"]["name"] for cq in f.cluster_queues or [] if covered_resources(cq) & resources}
 
 
 @check("local-queues", "namespaces")
@@ -33,19 +26,19 @@ def local_queues(f: Facts) -> Result:
         return skip
     existing = {cq["metadata"]["name"] for cq in f.cluster_queues or []}
     lqs = f.local_queues or []
-    dangling = [lq for lq in lqs if (lq.get("spec") or {}).get("clusterQueue") not in existing]
+    dangling = [(lq, cq) for lq, cq in f.queue_targets if cq not in existing]
     if dangling:
-        lq = dangling[0]
-        target = sorted(_dra_queues(f) or existing)
+        lq = dangling[0][0]
+        target = sorted(f.dra_queues or existing)
         patch = json.dumps({"spec": {"clusterQueue": target[0] if target else "<cluster-queue>"}},
                            separators=(",", ":"))
         return Result(FAIL, "LocalQueues pointing at a ClusterQueue that does not exist: " + names(
-            [f"{q['metadata']['namespace']}/{q['metadata']['name']} → {(q.get('spec') or {}).get('clusterQueue')}"
-             for q in dangling]) + ": their workloads are never admitted",
+            [f"{q['metadata']['namespace']}/{q['metadata']['name']} → {cq}" for q, cq in dangling])
+            + ": their workloads are never admitted",
             f"{f.cli} -n {lq['metadata']['namespace']} patch localqueue {lq['metadata']['name']} --type=merge "
             f"-p {shell_quote(patch)}")
-    dra = _dra_queues(f)
-    feeding = [lq for lq in lqs if (lq.get("spec") or {}).get("clusterQueue") in dra]
+    dra = f.dra_queues
+    feeding = [lq for lq, cq in f.queue_targets if cq in dra]
     if dra and not feeding:
         return Result(WARN, f"no LocalQueue points at the ClusterQueues covering DRA quota ({names(sorted(dra))}): "
                             "users have nowhere to submit GPU jobs",
@@ -71,11 +64,10 @@ def queue_namespaces(f: Facts) -> Result:
         return skip
     cqs = {cq["metadata"]["name"]: cq for cq in f.cluster_queues or []}
     found = {ns["metadata"]["name"]: ns for ns in f.namespaces or []}
-    dra = _dra_queues(f)
+    dra = f.dra_queues
     unselected: dict[str, list[str]] = {}
     checked = 0
-    for lq in f.local_queues or []:
-        target = (lq.get("spec") or {}).get("clusterQueue")
+    for lq, target in f.queue_targets:
         namespace = lq["metadata"]["namespace"]
         if target not in cqs or (dra and target not in dra) or namespace not in found:
             continue  # a dangling LocalQueue is local-queues' finding, a missing namespace managed-namespaces'
@@ -103,9 +95,8 @@ def managed_namespaces(f: Facts) -> Result:
     skip = needs(f, "LocalQueue", "Namespace")
     if skip:
         return skip
-    dra = _dra_queues(f)
-    wanted = sorted({lq["metadata"]["namespace"] for lq in f.local_queues or []
-                     if not dra or (lq.get("spec") or {}).get("clusterQueue") in dra})
+    dra = f.dra_queues
+    wanted = sorted({lq["metadata"]["namespace"] for lq, cq in f.queue_targets if not dra or cq in dra})
     if not wanted:
         return Result(SKIP, "no LocalQueue, so no namespace to check")
     found = {ns["metadata"]["name"]: ns for ns in f.namespaces or []}

@@ -3,46 +3,16 @@ ClusterQueues cover them, that counter quotas use sane units, and quota versus w
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ...dra.cel import CelError, compile_selector
-from ...dra.device_classes import class_selectors, extended_resource_winners
+from ...dra.device_classes import class_selectors
 from ...dra.quantity import Quantity, display_quantity
 from ...dra.units import PLAIN, ZERO, unit_scale
-from ...kueue.config.mappings import Mapping, lookup
 from ...kueue.queues.cluster_queue import QuotaEntry, queues_covering, quota_entries
 from . import fixes
-from .facts import Facts
+from .facts import DraResource, Facts
 from .model import CLAIMS, EXTENDED, FAIL, PARTITIONABLE, PASS, SKIP, WARN
 from .registry import Result, check, names, needs
 from .supply import count_devices, total_quota
-
-
-@dataclass(frozen=True)
-class DraResource:
-    """A quota resource DRA devices are charged under."""
-
-    name: str
-    via: str  # "mapping" | "extendedResourceName"
-    path: str
-    classes: tuple[str, ...]
-    mapping: Mapping | None = None
-
-    def describe(self) -> str:
-        if self.mapping is not None:
-            return f"{self.name} (mapping)"
-        return f"{self.name} (extendedResourceName of {', '.join(self.classes)})"
-
-
-def dra_resources(f: Facts) -> list[DraResource]:
-    out = [DraResource(m.name, "mapping", PARTITIONABLE if m.sources else CLAIMS, m.device_class_names, m)
-           for m in f.mappings or []]
-    for ern, name in sorted(extended_resource_winners(f.device_classes or []).items()):
-        if f.mappings and lookup(f.mappings, name) is not None:
-            continue  # the mapping name wins; the class is charged under it
-        if not any(r.name == ern for r in out):
-            out.append(DraResource(ern, "extendedResourceName", EXTENDED, (name,)))
-    return out
 
 
 def _ignore_undeclared(f: Facts) -> bool:
@@ -57,7 +27,7 @@ def configured(f: Facts) -> Result:
         return Result(SKIP, f.unreadable["DeviceClass"])
     if f.mappings is None and not f.config.found:
         return Result(SKIP, "Kueue's configuration was not found, so its deviceClassMappings are unknown")
-    resources = dra_resources(f)
+    resources = f.dra_resources
     if not resources:
         classes = sorted(dc["metadata"]["name"] for dc in f.device_classes or [])
         target = classes[0] if classes else "<device-class>"
@@ -73,7 +43,7 @@ def coverage(f: Facts) -> Result:
     skip = needs(f, "ClusterQueue", "KueueConfig")
     if skip:
         return skip
-    resources = dra_resources(f)
+    resources = f.dra_resources
     if not resources:
         return Result(SKIP, "no quota resource is configured for DRA devices")
     queues = f.cluster_queues or []
@@ -100,7 +70,7 @@ def check_strategy(f: Facts) -> Result:
 
 
 def _counter_resources(f: Facts) -> list[DraResource]:
-    return [r for r in dra_resources(f) if r.mapping is not None and r.mapping.counter_sources]
+    return [r for r in f.dra_resources if r.mapping is not None and r.mapping.counter_sources]
 
 
 @check("cohort-counter-units", "quota", paths=(PARTITIONABLE,), applies=lambda f: f.counter_sources())
@@ -200,7 +170,7 @@ def quota_vs_capacity(f: Facts) -> Result:
     if skip:
         return skip
     lines, statuses = [], []
-    for r in dra_resources(f):
+    for r in f.dra_resources:
         if r.path not in f.paths:
             continue
         entries = quota_entries(f.cluster_queues or [], r.name)

@@ -21,12 +21,11 @@ from typing import Any
 
 from celpy import celtypes
 
-from .source import blank_literals
+from .source import OPTIONAL_SYNTAX, blank_literals
 from .values import NO_OVERLOAD, cel_error
 
 __all__ = ["OPTIONAL_FUNCTIONS", "CelOptional", "expand_optionals"]
 
-_STEP = re.compile(r"\.\s*\?|\[\s*\?")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _DEVICE_FIELDS = frozenset({"driver", "attributes", "capacity", "allowMultipleAllocations"})
 _CLOSE_TO_OPEN = {")": "(", "]": "[", "}": "{"}
@@ -214,13 +213,13 @@ def expand_optionals(expr: str) -> str:
     it leaves keeps its optional syntax."""
     for _ in range(64):
         blank = blank_literals(expr)
-        found = _STEP.search(blank)
+        found = OPTIONAL_SYNTAX.search(blank)
         while found is not None:
             rewritten = _rewrite_one(expr, blank, found.start())
             if rewritten is not None:
                 expr = rewritten
                 break
-            found = _STEP.search(blank, found.end())
+            found = OPTIONAL_SYNTAX.search(blank, found.end())
         else:
             return expr
     return expr

@@ -8,14 +8,14 @@ that uses it. Nothing happens at import time: the cache directory is created, an
 or written, when the first expression is compiled.
 
 The cache: ``$XDG_CACHE_HOME/kueue-dra/cel-parser-lark-<lark version>.cache`` (``~/.cache`` when
-unset); lark checks it against the grammar's hash and rebuilds it when they differ. When the
-directory cannot be written the parser is built without a cache.
+unset; the run's variables, as ``dra/cel_cache`` was told them); lark checks it against the
+grammar's hash and rebuilds it when they differ. When the directory cannot be written, or no
+run said where it is, the parser is built without a cache.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import re
 import sys
 from pathlib import Path
@@ -26,13 +26,15 @@ import lark
 from celpy import InterpretedRunner
 from celpy.celparser import CELParseError, CELParser
 
+from .. import cel_cache
+
 __all__ = ["CachedCELParser", "CelEnvironment", "cache_path", "environment"]
 
 
-def cache_path() -> Path:
-    """Where the parser tables are cached (the directory may not exist yet)."""
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kueue-dra"
-    return base / f"cel-parser-lark-{lark.__version__}.cache"
+def cache_path() -> Path | None:
+    """Where the parser tables are cached (the directory may not exist yet); None: nowhere."""
+    directory = cel_cache.directory()
+    return Path(directory) / f"cel-parser-lark-{lark.__version__}.cache" if directory else None
 
 
 def _build(tree_class: type) -> lark.Lark:
@@ -41,6 +43,8 @@ def _build(tree_class: type) -> lark.Lark:
                    "maybe_placeholders": False, "priority": "invert", "tree_class": tree_class}
     grammar = (Path(celpy.__file__).parent / "cel.lark").read_text()
     path = cache_path()
+    if path is None:
+        return lark.Lark(grammar, **options)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         return lark.Lark(grammar, cache=str(path), **options)

@@ -36,8 +36,9 @@ def run(inputs: ChargeInputs, podsets: list[PodSet], tallies: list[Tally]) -> No
             tallies[r.i].add(mapping.name, total)
             n = len(matched.devices)
             tallies[r.i].charge.lines.append(CapacityLine(
-                r.ref(), mapping.name, source.name, source.driver, n, matched.pools, total,
-                f"MAX rounded {source.name} over {n} device(s) = {charge} × {r.count}"))
+                ref=r.ref(), resource=mapping.name, capacity=source.name, driver=source.driver, matched_devices=n,
+                matched_pools=matched.pools, per_pod=total,
+                detail=f"MAX rounded {source.name} over {n} device(s) = {charge} × {r.count}"))
 
 
 def _capacity_charge(matched: list[tuple[Pool, dict[str, Any]]], dimension: str, explicit: Any,

@@ -37,9 +37,11 @@ def run(inputs: ChargeInputs, podsets: list[PodSet], tallies: list[Tally]) -> No
             tallies[r.i].add(quota, total)
             n = len(matched.devices)
             tallies[r.i].charge.lines.append(CounterLine(
-                r.ref(), quota, source.name, source.driver, n, matched.pools, f"{pool.name}/{device.get('name')}",
-                str(value_q), total,
-                f"MAX {source.name} over {n} matching device(s) in {matched.pools} pool(s) = {value_q} × {r.count}"))
+                ref=r.ref(), resource=quota, counter=source.name, driver=source.driver, matched_devices=n,
+                matched_pools=matched.pools, max_device=f"{pool.name}/{device.get('name')}",
+                counter_value=str(value_q), per_pod=total,
+                detail=f"MAX {source.name} over {n} matching device(s) in {matched.pools} pool(s) = "
+                       f"{value_q} × {r.count}"))
 
 
 def _max_counter(matched: list[tuple[Pool, dict[str, Any]]], counter: str, first_entry_only: bool) -> _Best | None:

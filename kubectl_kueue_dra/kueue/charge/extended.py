@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from ...dra.device_classes import scheduler_choice
 from ...dra.quantity import Quantity, parse_quantity
 from ..fielderrors import INVALID, FieldError, FieldPath
 from ..units import INT64_MAX
@@ -63,7 +64,7 @@ def _charge_name(inputs: ChargeInputs, tally: Tally, name: str, entries: list[_E
         return []
     inputs.require("KueueConfig", STEP)
     first_path = entries[0].path
-    selected = _selected_device_class(candidates) if inputs.semantics.er_scheduler_class_choice \
+    selected = scheduler_choice(candidates) if inputs.semantics.er_scheduler_class_choice \
         else _first_mapped_device_class(candidates, inputs)
     sname = selected["metadata"]["name"]
     mapping = inputs.mapping_for(sname)
@@ -87,9 +88,10 @@ def _charge_name(inputs: ChargeInputs, tally: Tally, name: str, entries: list[_E
     tally.replaced.add(name)
     tally.add(quota_key, value)
     tally.charge.lines.append(ExtendedResourceLine(
-        name, sname, sorted(dc["metadata"]["name"] for dc in candidates), mapping.name if mapping else None,
-        quota_key, value, [e.container for e in entries],
-        f"{name}: max(init containers) vs sum(containers) = {value} → {quota_key}"
+        resource_name=name, device_class=sname, candidates=sorted(dc["metadata"]["name"] for dc in candidates),
+        mapping=mapping.name if mapping else None, resource=quota_key, per_pod=value,
+        containers=[e.container for e in entries],
+        detail=f"{name}: max(init containers) vs sum(containers) = {value} → {quota_key}"
         + ("" if quota_key == name else f" (mapping of {sname}); {name} itself is not charged")))
     return []
 
@@ -114,9 +116,3 @@ def _first_mapped_device_class(candidates: list[dict[str, Any]], inputs: ChargeI
     ordered = sorted(candidates, key=lambda dc: dc["metadata"]["name"])
     return next((dc for dc in ordered if inputs.mapping_for(dc["metadata"]["name"])), ordered[0])
 
-
-def _selected_device_class(candidates: list[dict[str, Any]]) -> dict[str, Any]:
-    """The class the scheduler picks for an extended resource: newest, then smallest name."""
-    newest = max(dc["metadata"].get("creationTimestamp") or "" for dc in candidates)
-    return min((dc for dc in candidates if (dc["metadata"].get("creationTimestamp") or "") == newest),
-               key=lambda dc: dc["metadata"]["name"])

@@ -42,7 +42,7 @@ class PodRequestsLine:
         return {"kind": self.kind, "resource": self.resource, "perPod": self.per_pod, "detail": self.detail}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ClaimTemplateLine:
     claim: str | None
     template: str
@@ -61,7 +61,7 @@ class ClaimTemplateLine:
                 "resource": self.resource, "perPod": self.per_pod, "detail": self.detail}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ExtendedResourceLine:
     resource_name: str
     device_class: str
@@ -79,7 +79,7 @@ class ExtendedResourceLine:
                 "perPod": self.per_pod, "containers": list(self.containers), "detail": self.detail}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CounterLine:
     ref: RequestRef
     resource: str
@@ -104,7 +104,7 @@ class CounterLine:
                     perPod=self.per_pod, detail=self.detail)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CapacityLine:
     ref: RequestRef
     resource: str

@@ -53,7 +53,8 @@ def _charge_class(inputs: ChargeInputs, tally: Tally, ps: PodSet, path: FieldPat
                                      f"DeviceClass {dc} is not mapped in DRA configuration for podset {ps.name}")])
 
     def line(resource: str | None, per_pod: int, detail: str) -> ClaimTemplateLine:
-        return ClaimTemplateLine(claim.get("name"), tname, dc, mapping.name, devices, resource, per_pod, detail)
+        return ClaimTemplateLine(claim=claim.get("name"), template=tname, device_class=dc, mapping=mapping.name,
+                                 devices=devices, resource=resource, per_pod=per_pod, detail=detail)
 
     if inputs.gates.partitionable and inputs.counter_configs(dc):
         tally.charge.lines.append(line(None, 0, "counter-sourced class: charged by the counter path"))

@@ -28,19 +28,23 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...findings import codes as F
+from ...gates.kueue import KUEUE_DRA, KUEUE_NEEDS_K8S, SOURCE_GATES
 from ...gates.kueue_gate_table import gate_table
+from ...gates.versions import DEFAULT_KUEUE_MINOR, KUEUE_MINORS, minor_text
+from ...gates.versions import kueue_minor as version_minor
 from ...k8s.labels import selector_matches
 from ...k8s.shape import QUANTITY
 from . import mapping_rules
 from .goyaml import read_first_document
 from .mappings import UPSTREAM
+from ..names import DEFAULT_NAMESPACE
 from .schema import SCHEMAS
 
 GROUP = "config.kueue.x-k8s.io"
 KIND = "Configuration"
 DEFAULT_API_VERSION = f"{GROUP}/v1beta2"
-ASSUMED_MINOR = "0.19"
-DEFAULT_NAMESPACE = "kueue-system"
+#: the minor whose types apply when the version is unknown
+ASSUMED_MINOR = minor_text(DEFAULT_KUEUE_MINOR)
 
 _DURATION = re.compile(r"^[-+]?(0|((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+)$")
 _INT_RANGES = {"int32": (-(1 << 31), 1 << 31), "int64": (-(1 << 63), 1 << 63)}
@@ -61,9 +65,8 @@ _DEPENDENCIES: dict[str, tuple[str, ...]] = {
     "TASHandleOverlappingFlavors": ("TopologyAwareScheduling",),
     "UnadmittedWorkloadsExplicitStatus": ("UnadmittedWorkloadsObservability",),
     "ElasticJobsViaWorkloadSlicesWithTAS": ("ElasticJobsViaWorkloadSlices", "TopologyAwareScheduling"),
-    "KueueDRAIntegrationExtendedResource": ("KueueDRAIntegration",),
-    "KueueDRAIntegrationPartitionableDevices": ("KueueDRAIntegration",),
-    "KueueDRAIntegrationConsumableCapacity": ("KueueDRAIntegration",),
+    # each DRA sub-gate needs KueueDRAIntegration (gates/kueue)
+    **dict.fromkeys(KUEUE_NEEDS_K8S, (KUEUE_DRA,)),
 }
 
 
@@ -101,14 +104,13 @@ class DecodedConfig:
 
 
 def kueue_minor(version: str | None) -> tuple[str, bool]:
-    """The minor whose types apply to a Kueue version, and whether it was assumed."""
-    match = re.match(r"v?(\d+)\.(\d+)", version or "")
-    if match:
-        minor = f"{int(match.group(1))}.{int(match.group(2))}"
-        if minor in SCHEMAS:
-            return minor, False
-        if (int(match.group(1)), int(match.group(2))) < (0, 18):
-            return "0.18", True
+    """The minor whose types apply to a Kueue version, and whether it was assumed (an older
+    version: the first known minor's; a newer or unknown one: the default's)."""
+    minor = version_minor(version)
+    if minor in KUEUE_MINORS:
+        return minor_text(minor), False
+    if minor is not None and minor < KUEUE_MINORS[0]:
+        return minor_text(KUEUE_MINORS[0]), True
     return ASSUMED_MINOR, True
 
 
@@ -328,9 +330,9 @@ def _validate(document: dict[str, Any], gates: dict[str, bool], minor: str) -> l
     resources = document.get("resources") or {}
     mappings = resources.get("deviceClassMappings")
     if mappings:
-        rules = mapping_rules.Rules(UPSTREAM, int(minor.split(".")[1]),
-                                    counter_gate=gates.get("KueueDRAIntegrationPartitionableDevices", False),
-                                    capacity_gate=gates.get("KueueDRAIntegrationConsumableCapacity", False))
+        rules = mapping_rules.Rules(dialect=UPSTREAM, kueue_minor=int(minor.split(".")[1]),
+                                    counter_gate=gates.get(SOURCE_GATES["counter"], False),
+                                    capacity_gate=gates.get(SOURCE_GATES["capacity"], False))
         for v in mapping_rules.validate(mappings, rules):
             if v.severity == "error" and v.rule not in _NOT_AT_START:
                 problems.append(ConfigProblem(f"resources.deviceClassMappings ({v.where})", v.message,

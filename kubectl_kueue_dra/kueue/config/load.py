@@ -16,7 +16,7 @@ from typing import Any
 
 from ...k8s.shape import Malformed
 from ...kube.view import ClusterView
-from ..names import OPERATOR_NAMESPACE
+from ..names import DEFAULT_NAMESPACE, OPERATOR_NAMESPACE
 from .decode import DecodedConfig, decode_text
 from .mappings import Mapping, parse_mappings
 
@@ -24,7 +24,6 @@ OPENSHIFT_CR_NAME = "cluster"
 DEPLOYMENT_NAME = "kueue-controller-manager"
 CONFIGMAP_NAME = "kueue-manager-config"
 CONFIG_KEY = "controller_manager_config.yaml"
-DEFAULT_NAMESPACE = "kueue-system"
 
 _VERSION_TAG = re.compile(r":v?(\d+\.\d+\.\d+[\w.+-]*)$")
 

@@ -17,6 +17,8 @@ from typing import Any
 
 from ...findings import Code, Severity
 from ...findings import codes as F
+from ...gates.kueue import SOURCE_GATES, default_on, source_refusal
+from ...gates.versions import DEFAULT_KUEUE_MINOR
 from ...k8s.names import capacity_name_error, dns_label_error, dns_subdomain_error, qualified_name_error
 from .mappings import OPERATOR, UPSTREAM
 
@@ -37,21 +39,27 @@ _UPSTREAM_KEYS = {
 }
 
 
-@dataclass(frozen=True)
+def _default_gate(kind: str) -> bool:
+    """Whether the gate of ``kind`` sources is on by default in the default Kueue version."""
+    return bool(default_on(SOURCE_GATES[kind], DEFAULT_KUEUE_MINOR))
+
+
+@dataclass(frozen=True, kw_only=True)
 class Rules:
     """Who reads the mappings, and what that reader accepts.
 
     ``kueue_minor`` is the Kueue minor version (18, 19, 20, …) or None when unknown; rules that
     depend on it are then reported as warnings (they might not apply). ``counter_gate`` and
-    ``capacity_gate`` say whether Kueue accepts counter / capacity sources (None: unknown).
+    ``capacity_gate`` say whether Kueue accepts counter / capacity sources (None: unknown; by
+    default, whether their gates are on by default in the default Kueue version: gates/kueue).
     """
 
     dialect: str = UPSTREAM
     kueue_minor: int | None = None
-    counter_gate: bool | None = True
-    capacity_gate: bool | None = False
-    counter_gate_hint: str = "enable the Kueue feature gate KueueDRAIntegrationPartitionableDevices"
-    capacity_gate_hint: str = "enable the Kueue feature gate KueueDRAIntegrationConsumableCapacity"
+    counter_gate: bool | None = _default_gate("counter")
+    capacity_gate: bool | None = _default_gate("capacity")
+    counter_gate_hint: str = f"enable the Kueue feature gate {SOURCE_GATES['counter']}"
+    capacity_gate_hint: str = f"enable the Kueue feature gate {SOURCE_GATES['capacity']}"
     #: DeviceClasses that have spec.extendedResourceName (they must not get counter sources)
     extended_resource_classes: frozenset[str] = field(default_factory=frozenset)
 
@@ -135,6 +143,13 @@ def _is18(rules: Rules) -> bool | None:
     return None if rules.kueue_minor is None else rules.kueue_minor <= 18
 
 
+def _no_capacity_sources(rules: Rules) -> bool | None:
+    """The Kueue version has no capacity sources (their gate does not exist in it)."""
+    if rules.kueue_minor is None:
+        return None
+    return default_on(SOURCE_GATES["capacity"], (0, rules.kueue_minor)) is None
+
+
 def _unknown_keys(entry: dict[str, Any], allowed: set[str]) -> list[str]:
     return sorted(k for k in entry if k not in allowed)
 
@@ -172,18 +187,16 @@ def _check_source(c: _Checker, where: str, raw: Any) -> tuple[str | None, str | 
         if rules.counter_gate is not True:
             c.version_rule(None if rules.counter_gate is None else True,
                            F.CounterSourcesDisabled, where,
-                           "counter sources require KueueDRAIntegrationPartitionableDevices to "
-                           "be enabled; Kueue would not start", how=rules.counter_gate_hint)
+                           f"{source_refusal('counter')}; Kueue would not start", how=rules.counter_gate_hint)
     else:
         if rules.operator:
             return kind, None
-        c.version_rule(_is18(rules), F.CapacityNotSupported, where,
+        c.version_rule(_no_capacity_sources(rules), F.CapacityNotSupported, where,
                        "Kueue 0.18 has no capacity sources; it would not start")
-        if rules.capacity_gate is not True and _is18(rules) is not True:
+        if rules.capacity_gate is not True and _no_capacity_sources(rules) is not True:
             c.version_rule(None if rules.capacity_gate is None else True,
                            F.CapacitySourcesDisabled, where,
-                           "capacity sources require KueueDRAIntegrationConsumableCapacity to be "
-                           "enabled; Kueue would not start", how=rules.capacity_gate_hint)
+                           f"{source_refusal('capacity')}; Kueue would not start", how=rules.capacity_gate_hint)
 
     name = body.get("name")
     if not isinstance(name, str) or not name:

@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ...gates.versions import KUEUE_MINORS, minor_text
+
 #: every leaf the four types share
 _COMMON: dict[str, str] = {
     'admissionFairSharing.resourceWeights{}': 'float',
@@ -182,5 +184,5 @@ def _schema(which: str) -> dict[str, Any]:
 
 SCHEMAS: dict[str, dict[str, dict[str, Any]]] = {
     minor: {version: _schema(f"{minor}/{version}") for version in ("v1beta1", "v1beta2")}
-    for minor in ("0.18", "0.19")
+    for minor in map(minor_text, KUEUE_MINORS)
 }

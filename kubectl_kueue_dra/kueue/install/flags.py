@@ -7,7 +7,7 @@ from __future__ import annotations
 from ...errors import UsageError
 from ...k8s.duration import duration
 from ...k8s.names import dns_label_error
-from .semantics import parse_version
+from ...gates.versions import parse_version
 
 __all__ = ["duration", "kueue_namespace", "kueue_version"]
 

@@ -66,7 +66,7 @@ _SEMVER = re.compile(r"^v?(\d+\.\d+(?:\.\d+)?[\w.+-]*)$")
 Obj = dict[str, Any]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class EffectiveConfig:
     """The configuration Kueue reads: where, and what it says."""
 
@@ -84,7 +84,7 @@ class EffectiveConfig:
         return {"kind": self.kind, "name": self.name, "namespace": self.namespace}
 
 
-@dataclass
+@dataclass(kw_only=True)
 class KueueInstallation:
     config: KueueConfig  # where the configuration is written (what ``map`` edits)
     effective: EffectiveConfig  # what Kueue reads
@@ -226,9 +226,10 @@ def _effective(view: ClusterView, config: KueueConfig, namespace: str) -> Effect
             if not decoded.problems or decoded.problems[0].stage != "yaml":
                 document = decoded.document
                 mappings = parse_mappings((document.get("resources") or {}).get("deviceClassMappings"))
-                return EffectiveConfig("ConfigMap", CONFIGMAP_NAME, namespace, document, mappings, True, text)
-    return EffectiveConfig(config.kind, config.name, config.namespace, config.document,
-                           config.mappings, False, config.text)
+                return EffectiveConfig(kind="ConfigMap", name=CONFIGMAP_NAME, namespace=namespace, document=document,
+                                       mappings=mappings, rendered=True, text=text)
+    return EffectiveConfig(kind=config.kind, name=config.name, namespace=config.namespace, document=config.document,
+                           mappings=config.mappings, rendered=False, text=config.text)
 
 
 def _settings(config: KueueConfig, effective: EffectiveConfig, feature_gate: Obj | None,
@@ -278,9 +279,11 @@ def installation_of(view: ClusterView, config: KueueConfig, *,
     gates = derive_kueue_gates(version, cli=cli, config=settings, config_source=settings_source,
                                config_where=where, problems_in=problems)
     check = decode_text(effective.text, version) if effective.text is not None else None
-    return KueueInstallation(config, effective, deployment, gates, version, source, operator_version,
-                             operator_source, feature_gate, cli, settings, where, problems, operator_openshift,
-                             check)
+    return KueueInstallation(config=config, effective=effective, deployment=deployment, gates=gates,
+                             version=version, version_source=source, operator_version=operator_version,
+                             operator_version_source=operator_source, feature_gate=feature_gate, cli_gates=cli,
+                             config_gates=settings, config_gates_where=where, gate_problems=problems,
+                             operator_openshift=operator_openshift, config_check=check)
 
 
 def operator_sees_openshift(view: ClusterView, feature_gate: Obj | None) -> bool | None:

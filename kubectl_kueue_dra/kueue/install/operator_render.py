@@ -13,11 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ...gates.kueue import KUEUE_EXTENDED, KUEUE_PARTITIONABLE
-from ...gates.model import DRA_EXTENDED, DRA_PARTITIONABLE
+from ...gates.kueue import OPERATOR_WRITES, SOURCE_GATES
 from ..config.mappings import Mapping, parse_mappings
 
-DRA_GATES = (KUEUE_EXTENDED, KUEUE_PARTITIONABLE)
+DRA_GATES = tuple(OPERATOR_WRITES.values())
 RECONCILE_ANNOTATION = "kueue-dra.io/reconcile"
 RECONCILE_COMMAND = (f"oc annotate kueues.kueue.openshift.io cluster {RECONCILE_ANNOTATION}=\"$(date +%s)\" "
                      "--overwrite")
@@ -57,10 +56,10 @@ def expected_render(cr: dict[str, Any] | None, feature_gate: dict[str, Any] | No
     mappings = tuple(parse_mappings((config.get("resources") or {}).get("deviceClassMappings")))
     enabled, known, why = dra_inputs(feature_gate, openshift=openshift)
     gates: dict[str, bool] = {}
-    if DRA_EXTENDED in enabled:
-        gates[KUEUE_EXTENDED] = True
-    if DRA_PARTITIONABLE in enabled and any(m.sources for m in mappings):
-        gates[KUEUE_PARTITIONABLE] = True
+    for k8s_gate, kueue_gate in OPERATOR_WRITES.items():
+        # a source gate only once a mapping has sources
+        if k8s_gate in enabled and (kueue_gate not in SOURCE_GATES.values() or any(m.sources for m in mappings)):
+            gates[kueue_gate] = True
     integrations = config.get("integrations") or {}
     if "SparkApplication" in (integrations.get("frameworks") or []):
         gates["SparkApplicationIntegration"] = True

@@ -49,8 +49,8 @@ def restart_and_wait(view: Any, name: str, namespace: str, timeout: float) -> No
     from ...kube.writes import ObjectWriter, restart_patch, rollout_complete, wait_for
 
     writer = ObjectWriter(view, "Deployment")
-    writer.merge_patch(name, namespace, restart_patch())
-    if not wait_for(lambda: rollout_complete(writer.read(name, namespace)), timeout):
+    writer.merge_patch(name, namespace, restart_patch(writer.clock.now()))
+    if not wait_for(lambda: rollout_complete(writer.read(name, namespace)), timeout, clock=writer.clock):
         raise UserError(f"the configuration was written and Deployment {namespace}/{name} "
                         f"restarted, but its rollout did not complete within {timeout:g}s",
                         f"check: kubectl rollout status deployment/{name} -n {namespace}")
@@ -70,7 +70,7 @@ def wait_for_operator(view: Any, name: str, namespace: str, generation: Any, tim
             "annotations") or {}
         return annotations.get(OPERATOR_ANNOTATION) == str(generation) and rollout_complete(d)
 
-    if not wait_for(live, timeout, interval=2.0):
+    if not wait_for(live, timeout, interval=2.0, clock=writer.clock):
         raise UserError(f"the Kueue CR was written (generation {generation}), but the operator "
                         f"had not rolled out Deployment {namespace}/{name} within {timeout:g}s",
                         "check the Kueue CR's status conditions (Degraded, Progressing) and "

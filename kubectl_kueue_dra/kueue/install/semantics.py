@@ -7,24 +7,16 @@ reported as such rather than guessed.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from ...gates.kueue import KueueGates
 
 from ...dra.cel.errors import KUEUE_DRA_V036, CelDialect
+from ...gates.kueue import (KUEUE_CONSUMABLE, KUEUE_DRA, KUEUE_EXTENDED, KUEUE_PARTITIONABLE, KUEUE_REJECT,
+                            KueueGates, default_on)
+from ...gates.versions import DEFAULT_KUEUE_MINOR, DEFAULT_KUEUE_VERSION, SUPPORTED, is_supported, parse_version
 
-DEFAULT_VERSION = "0.19.2"
-SUPPORTED = "0.18.0 – 0.19.x"
-
-
-def parse_version(text: str) -> tuple[int, int, int] | None:
-    match = re.match(r"^v?(\d+)\.(\d+)(?:\.(\d+))?", text.strip())
-    if not match:
-        return None
-    return int(match.group(1)), int(match.group(2)), int(match.group(3) or 0)
+#: the version whose semantics apply when the installation's cannot be read (gates/versions)
+DEFAULT_VERSION = DEFAULT_KUEUE_VERSION
+__all__ = ["DEFAULT_VERSION", "SUPPORTED", "DRAGates", "Semantics", "parse_version"]
 
 
 @dataclass(frozen=True)
@@ -54,7 +46,7 @@ class Semantics:
     @staticmethod
     def supported(version: str) -> bool:
         v = parse_version(version)
-        return v is not None and (0, 18, 0) <= v < (0, 20, 0)
+        return v is not None and is_supported(v)
 
     @classmethod
     def for_version(cls, version: str | None) -> Semantics:
@@ -67,7 +59,7 @@ class Semantics:
             last_mapping_wins=not v19,
             multi_counter=v19,
             first_counter_entry_only=not v19,
-            capacity_sources=v19,
+            capacity_sources=default_on(KUEUE_CONSUMABLE, v[:2]) is not None,  # their gate exists
             rejects_constraints_and_config=v < (0, 18, 2),
             counters_binary_rendering=v >= (0, 18, 4),
             er_scheduler_class_choice=v >= (0, 19, 1) or (0, 18, 5) <= v < (0, 19, 0),
@@ -75,20 +67,24 @@ class Semantics:
         )
 
 
+def _default(gate: str) -> bool:
+    """Whether ``gate`` is on by default in the default Kueue version (the gate registry says)."""
+    return bool(default_on(gate, DEFAULT_KUEUE_MINOR))
+
+
 @dataclass(frozen=True)
 class DRAGates:
-    """The Kueue gates the charge engine follows (derived by ``gates.kueue.derive_kueue_gates``)."""
+    """The Kueue gates the charge engine follows (derived by ``gates.kueue.derive_kueue_gates``;
+    unset, each is its default in the default Kueue version)."""
 
-    dra: bool = True
-    extended_resource: bool = True
-    partitionable: bool = True
-    consumable_capacity: bool = False
-    reject_when_disabled: bool = True
+    dra: bool = _default(KUEUE_DRA)
+    extended_resource: bool = _default(KUEUE_EXTENDED)
+    partitionable: bool = _default(KUEUE_PARTITIONABLE)
+    consumable_capacity: bool = _default(KUEUE_CONSUMABLE)
+    reject_when_disabled: bool = _default(KUEUE_REJECT)
 
     @classmethod
     def from_kueue_gates(cls, gates: KueueGates) -> DRAGates:
-        from ...gates.kueue import KUEUE_CONSUMABLE, KUEUE_DRA, KUEUE_EXTENDED, KUEUE_PARTITIONABLE, KUEUE_REJECT
-
         return cls(dra=gates.on(KUEUE_DRA), extended_resource=gates.on(KUEUE_EXTENDED),
                    partitionable=gates.on(KUEUE_PARTITIONABLE), consumable_capacity=gates.on(KUEUE_CONSUMABLE),
                    reject_when_disabled=gates.on(KUEUE_REJECT))

@@ -11,17 +11,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...gates.kueue import KUEUE_CONSUMABLE as CC_GATE
-from ...gates.kueue import KUEUE_PARTITIONABLE as PD_GATE
+from ...gates.kueue import SOURCE_GATES, default_on
 from ...gates.model import DRA_PARTITIONABLE as K8S_PD_GATE
 from ..config.load import KueueConfig
 from ..config.mapping_rules import Rules
 from ..config.mappings import OPERATOR, UPSTREAM
 from ..names import OPENSHIFT_MANAGED_LABEL, OPERATOR_NAMESPACE
 from .model import KueueInstallation
-from .semantics import parse_version
+from ...gates.versions import kueue_minor
 
 OPERATOR_ANNOTATION = "kueueoperator.kueue.openshift.io/cluster"
+PD_GATE, CC_GATE = SOURCE_GATES["counter"], SOURCE_GATES["capacity"]
 __all__ = ["OPERATOR_NAMESPACE", "TargetFacts", "operator_managed_reason", "target_facts"]
 
 
@@ -35,7 +35,8 @@ class TargetFacts:
 
 
 def minor_of(version: str | None) -> int | None:
-    parsed = parse_version(version) if version else None
+    """The minor of a 0.x Kueue version (19 for 0.19.2), the form mapping_rules takes."""
+    parsed = kueue_minor(version)
     if parsed is None or parsed[0] != 0:
         return None
     return parsed[1]
@@ -68,10 +69,13 @@ def _operator_rules(inst: KueueInstallation, device_classes: list[dict[str, Any]
     FeatureGate spec enables DRAPartitionableDevices, else the version's default decides."""
     minor = minor_of(inst.version)
     pd_spec = custom_gate_enabled(inst.feature_gate, K8S_PD_GATE)
-    counter_gate = (True if pd_spec else None) if minor is None else (pd_spec or minor >= 19)
+    counter_gate = ((True if pd_spec else None) if minor is None
+                    else (pd_spec or bool(default_on(PD_GATE, (0, minor)))))
     hint = (f"the operator enables {PD_GATE} for Kueue 0.18 only when FeatureGate cluster has "
             f"featureSet CustomNoUpgrade with {K8S_PD_GATE} in spec.customNoUpgrade.enabled")
-    return Rules(OPERATOR, minor, counter_gate, False, hint, "", extended_resource_classes(device_classes))
+    return Rules(dialect=OPERATOR, kueue_minor=minor, counter_gate=counter_gate, capacity_gate=False,
+                 counter_gate_hint=hint, capacity_gate_hint="",
+                 extended_resource_classes=extended_resource_classes(device_classes))
 
 
 def _upstream_rules(inst: KueueInstallation, device_classes: list[dict[str, Any]] | None) -> Rules:
@@ -79,16 +83,17 @@ def _upstream_rules(inst: KueueInstallation, device_classes: list[dict[str, Any]
     where = "featureGates in the Kueue configuration (or --feature-gates)"
     pd = inst.gates.gates[PD_GATE]
     counter_gate: bool | None
-    if minor is not None and minor < 18:
+    if minor is not None and default_on(PD_GATE, (0, minor)) is None:  # the gate does not exist yet
         counter_gate = False
         counter_hint = f"Kueue 0.{minor} has no counter sources; upgrade to 0.18 or later"
     else:
         explicit = pd.learned_from != "kueue-default"
         counter_gate = pd.on if minor is not None or explicit else None
         counter_hint = f"set {PD_GATE}: true in {where}, then restart Kueue"
-    return Rules(UPSTREAM, minor, counter_gate, inst.gates.on(CC_GATE), counter_hint,
-                 f"set {CC_GATE}: true in {where}, then restart Kueue",
-                 extended_resource_classes(device_classes))
+    return Rules(dialect=UPSTREAM, kueue_minor=minor, counter_gate=counter_gate,
+                 capacity_gate=inst.gates.on(CC_GATE), counter_gate_hint=counter_hint,
+                 capacity_gate_hint=f"set {CC_GATE}: true in {where}, then restart Kueue",
+                 extended_resource_classes=extended_resource_classes(device_classes))
 
 
 def target_facts(inst: KueueInstallation, device_classes: list[dict[str, Any]] | None) -> TargetFacts:

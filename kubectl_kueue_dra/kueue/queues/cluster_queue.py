@@ -11,8 +11,15 @@ Obj = dict[str, Any]
 
 
 def cohort_of(cluster_queue: Obj) -> str | None:
+    """The cohort a ClusterQueue is in (None: none, or an empty name)."""
     spec = cluster_queue.get("spec") or {}
-    return spec.get("cohortName") or spec.get("cohort")  # v1beta2 / v1beta1
+    return spec.get("cohortName") or spec.get("cohort") or None  # v1beta2 / v1beta1
+
+
+def cluster_queue_of(local_queue: Obj) -> str | None:
+    """The ClusterQueue a LocalQueue points at (``spec.clusterQueue``; None: none)."""
+    target = (local_queue.get("spec") or {}).get("clusterQueue")
+    return None if target is None else str(target)
 
 
 def covered_resources(cluster_queue: dict[str, Any]) -> set[str]:

@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ...gates.kueue import ASSUMED_KUEUE_VERSION, kueue_minor
+from ...gates.versions import DEFAULT_KUEUE_MINOR, kueue_minor
 from ...k8s.labels import NAME_LABEL, namespace_labels, selector_matches
-from ..config.load import DEFAULT_NAMESPACE
+from ..names import DEFAULT_NAMESPACE
 from ..names import OPENSHIFT_MANAGED_LABEL
 
 OPENSHIFT, SELECTOR, DEFAULT_SELECTOR, EVERY = "openshift-label", "selector", "default-selector", "every"
@@ -53,7 +53,7 @@ def namespace_rule(*, openshift: bool, configuration: dict[str, Any], kueue_vers
     (None: the assumed one) and the namespace it runs in."""
     if openshift:
         return ManagedNamespaces(OPENSHIFT, {"matchLabels": {OPENSHIFT_MANAGED_LABEL: "true"}})
-    if (kueue_minor(kueue_version) or ASSUMED_KUEUE_VERSION) < (0, 15):
+    if (kueue_minor(kueue_version) or DEFAULT_KUEUE_MINOR) < (0, 15):
         return ManagedNamespaces(EVERY)
     selector = configuration.get("managedJobsNamespaceSelector")
     if selector is not None:

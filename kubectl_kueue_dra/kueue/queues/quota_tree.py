@@ -25,6 +25,7 @@ from typing import Any
 
 from ...dra.quantity import QuantityError, parse_quantity
 from ..units import kueue_int
+from .cluster_queue import cohort_of as cohort_of  # the one definition; importable from here too
 
 FlavorResource = tuple[str, str]
 
@@ -110,11 +111,6 @@ def _quotas(spec: dict[str, Any]) -> dict[FlavorResource, Quota]:
                     _quantity(name, res.get("nominalQuota")),
                     None if b is None else _quantity(name, b), None if lend is None else _quantity(name, lend))
     return out
-
-
-def cohort_of(cq: dict[str, Any]) -> str | None:
-    spec = cq.get("spec") or {}
-    return spec.get("cohortName") or spec.get("cohort") or None
 
 
 def _reserved(cq: dict[str, Any]) -> dict[FlavorResource, int]:

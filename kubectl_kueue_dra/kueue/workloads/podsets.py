@@ -4,11 +4,13 @@ A Workload already carries ``spec.podSets`` (name, count, pod template); for a m
 not submitted yet (``explain -f``) the pod sets are derived the way Kueue's integrations do it.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ...dra.quantity import Quantity, parse_quantity
 from ...errors import UsageError
+from ...k8s.job_kinds import BY_KIND, MANIFEST_KINDS, listed
 
 DEFAULT_PODSET = "main"
 JOB_MIN_PARALLELISM = "kueue.x-k8s.io/job-min-parallelism"
@@ -68,25 +70,37 @@ def podsets_from_workload(workload: dict[str, Any]) -> list[PodSet]:
     return out
 
 
+def _job(obj: dict[str, Any]) -> list[PodSet]:
+    spec = obj.get("spec") or {}
+    return [PodSet(DEFAULT_PODSET, job_pods_count(spec), spec.get("template") or {}, job_min_count(obj))]
+
+
+def _pod(obj: dict[str, Any]) -> list[PodSet]:
+    return [PodSet(DEFAULT_PODSET, 1, {"metadata": obj.get("metadata") or {}, "spec": obj.get("spec") or {}})]
+
+
+def _jobset(obj: dict[str, Any]) -> list[PodSet]:
+    out = []
+    for rj in (obj.get("spec") or {}).get("replicatedJobs") or []:
+        job_spec = ((rj.get("template") or {}).get("spec")) or {}
+        count = _int(rj.get("replicas"), 1) * job_pods_count(job_spec)
+        out.append(PodSet(rj.get("name") or DEFAULT_PODSET, count, job_spec.get("template") or {}))
+    return out
+
+
+#: how a manifest's pod sets are read, by the ``pod_sets`` of its kind in k8s/job_kinds
+_READERS: dict[str, Callable[[dict[str, Any]], list[PodSet]]] = {
+    "workload": podsets_from_workload, "job": _job, "pod": _pod, "jobset": _jobset}
+
+
 def podsets_from_manifest(obj: dict[str, Any]) -> list[PodSet]:
     """Pod sets for a manifest that Kueue would manage (``explain -f``)."""
     kind = obj.get("kind")
-    spec = obj.get("spec") or {}
-    if kind == "Workload":
-        return podsets_from_workload(obj)
-    if kind == "Job":
-        return [PodSet(DEFAULT_PODSET, job_pods_count(spec), spec.get("template") or {}, job_min_count(obj))]
-    if kind == "Pod":
-        return [PodSet(DEFAULT_PODSET, 1, {"metadata": obj.get("metadata") or {}, "spec": spec})]
-    if kind == "JobSet":
-        out = []
-        for rj in spec.get("replicatedJobs") or []:
-            job_spec = ((rj.get("template") or {}).get("spec")) or {}
-            count = _int(rj.get("replicas"), 1) * job_pods_count(job_spec)
-            out.append(PodSet(rj.get("name") or DEFAULT_PODSET, count, job_spec.get("template") or {}))
-        return out
+    job_kind = BY_KIND.get(str(kind))
+    if job_kind is not None and job_kind.pod_sets is not None:
+        return _READERS[job_kind.pod_sets](obj)
     raise UsageError(f"cannot explain a {kind or 'document without kind'} manifest",
-                     "give a Job, Pod, JobSet or Workload (for other kinds, submit it and explain the "
+                     f"give a {listed(MANIFEST_KINDS)} (for other kinds, submit it and explain the "
                      "Workload Kueue creates)")
 
 

@@ -1,0 +1,60 @@
+"""What ``classes`` reads, gathered once at the start and passed down: the DeviceClasses, the one
+installation model (Kueue's configuration and mappings), the ClusterQueues, the ResourceSlices as
+pools, the command line the fixes are written for, and (for the classes report) the devices
+allocated outside Kueue's accounting. The reads happen in this order, the order their 403s are
+reported in."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...dra.devices import Pool, group_pools
+from ...errors import UserError
+from ...findings import config_findings
+from ...kube.view import ClusterView
+from ...kueue.charge.unaccounted import Uncharged, read_uncharged
+from ...kueue.config.load import KueueConfig, load_kueue_config
+from ...kueue.config.mappings import Mapping
+from ...kueue.install.command import cli_of
+from ...kueue.install.model import KueueInstallation, installation_of
+
+Obj = dict[str, Any]
+
+
+@dataclass(kw_only=True)
+class ClassesFacts:
+    source: str
+    device_classes: list[Obj]
+    installation: KueueInstallation
+    cluster_queues: list[Obj] | None  # None: not readable
+    pools: list[Pool] | None  # None: the ResourceSlices are not readable
+    cli: str  # oc or kubectl, for the fixes
+    findings: list[dict[str, Any]] = field(default_factory=list)  # about Kueue's configuration
+    uncharged: Uncharged | None = None  # the classes report only
+
+    @property
+    def config(self) -> KueueConfig:
+        return self.installation.config
+
+    @property
+    def mappings(self) -> list[Mapping] | None:
+        """What Kueue reads (None: Kueue's configuration was not found)."""
+        return self.installation.effective.mappings if self.config.found else None
+
+
+def gather(view: ClusterView, kueue_namespace: str | None, *, uncharged: bool) -> ClassesFacts:
+    if view.live and not view.serves("DeviceClass"):
+        raise UserError("this cluster does not serve resource.k8s.io (DRA): Kubernetes 1.34+ with "
+                        "DynamicResourceAllocation is needed")
+    device_classes = view.list("DeviceClass")
+    installation = installation_of(view, load_kueue_config(view, kueue_namespace))
+    cluster_queues = view.try_list("ClusterQueue")
+    slices = view.try_list("ResourceSlice")
+    facts = ClassesFacts(source=view.source, device_classes=device_classes, installation=installation,
+                         cluster_queues=cluster_queues, pools=group_pools(slices) if slices is not None else None,
+                         cli="kubectl", findings=config_findings(installation.config, view))
+    facts.cli = cli_of(view, installation.config)  # before "partial": a 403 it meets makes the answer partial
+    if uncharged:
+        facts.uncharged = read_uncharged(view, device_classes, facts.mappings)
+    return facts
