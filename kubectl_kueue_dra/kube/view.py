@@ -17,6 +17,7 @@ from ..k8s.shape import Malformed, check_object
 from . import errors
 from .convert import to_v1
 from .kinds import KINDS, Kind
+from .listing import read_list
 
 Obj = dict[str, Any]
 Objs = list[Obj]  # (inside ClusterView, ``list`` is the method)
@@ -245,15 +246,32 @@ class LiveView(ClusterView):
         if label_selector:
             query["labelSelector"] = label_selector
         target = _target("list", kind.resource, namespace)
-        items: list[Obj] = []
         group_version = f"{kind.group}/{version}" if kind.group else version
         compact = self._compactor() if kind.kind == "ResourceSlice" else None
-        for page in self.client.list_pages(self._path(kind, version, namespace), target, query):
-            for item in page.get("items") or []:
-                item.setdefault("apiVersion", group_version)
-                item.setdefault("kind", kind.kind)
-                item = to_v1(item)
-                items.append(compact(item) if compact else item)  # page by page: see kube/compact.py
+        shape = SHAPES.get(kind.kind, GENERIC)
+        found: MalformedList = []
+        checked: list[int] = []
+
+        def on_item(item: Obj) -> Obj:
+            """Each item as its page is parsed, while the next page is on its way: the v1 shape,
+            compacted (``kube/compact.py``), fields of the wrong type removed."""
+            item.setdefault("apiVersion", group_version)
+            item.setdefault("kind", kind.kind)
+            item = to_v1(item)
+            if compact is not None:
+                item = compact(item)
+            found.extend(check_object(kind.kind, item, shape))
+            checked.append(id(item))
+            self._checked.add(id(item))
+            return item
+
+        def on_restart() -> None:  # the items read so far are dropped: so is what was found in them
+            self._checked.difference_update(checked)
+            checked.clear()
+            found.clear()
+
+        items = read_list(self.client, self._path(kind, version, namespace), target, query, on_item, on_restart)
+        self.note_malformed(found)
         return items
 
     def _get(self, kind: Kind, name: str, namespace: str | None) -> Obj | None:

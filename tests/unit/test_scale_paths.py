@@ -13,8 +13,7 @@ import pytest
 
 from kubectl_kueue_dra.dra.cel import CelError, CelEvalError, SelectorEvaluator
 from kubectl_kueue_dra.dra.devices import MatchCount, ShapeIndex, count_matching, group_pools
-from kubectl_kueue_dra.kube import errors, jsonstream
-from kubectl_kueue_dra.kube.client import KubeClient
+from kubectl_kueue_dra.kube import jsonstream
 from kubectl_kueue_dra.kube.compact import SliceCompactor
 from kubectl_kueue_dra.kube.snapshot import load_objects
 from kubectl_kueue_dra.kueue.charge import ChargeEngine, ChargeInputs
@@ -287,48 +286,3 @@ def test_stats_report(tmp_path):
     assert stats["exitCode"] == 0 and stats["requests"] == 0 and stats["calls"] == []
     assert 0 < stats["celEvaluations"] <= 4 * 2  # 4 classes × 2 shapes (GPU, MIG), not 240 devices
     assert stats["celCacheHits"] >= 0 and stats["maxRssKiB"] > 0 and stats["wallSeconds"] > 0
-
-
-# ---- list pages, one fetched ahead -----------------------------------------------------------
-
-class PagedClient(KubeClient):
-    """KubeClient.list_pages over canned raw pages, recording the queries."""
-
-    def __init__(self, pages, fail_on="-"):
-        self.pages, self.fail_on, self.queries = pages, fail_on, []
-
-    def request(self, method, path, target, *, query=None, raw=False, **kw):
-        assert raw and method == "GET"
-        self.queries.append(dict(query))
-        token = query.get("continue")
-        if token == self.fail_on:
-            raise errors.Forbidden("list", "resourceslices", None, None, "me")
-        return self.pages[token]
-
-
-def page(items, token=None, metadata_last=False):
-    meta = {"resourceVersion": "1", **({"continue": token} if token else {})}
-    doc = {"kind": "ResourceSliceList", "apiVersion": "resource.k8s.io/v1", "metadata": meta, "items": items}
-    if metadata_last:  # a server that writes items first: the token is only known after parsing
-        doc = {"items": items, "metadata": meta}
-    return json.dumps(doc, separators=(",", ":")).encode()
-
-
-@pytest.mark.parametrize("metadata_last", [False, True])
-def test_list_pages_follow_tokens_with_one_page_ahead(metadata_last):
-    pages = {None: page([1, 2], "eyJ2IjoxfQ==", metadata_last), "eyJ2IjoxfQ==": page([3], "t-2_x", metadata_last),
-             "t-2_x": page([4], None, metadata_last)}
-    client = PagedClient(pages)
-    got = [p["items"] for p in client.list_pages("/apis/x", None, {"fieldSelector": "spec.driver=d"}, page_size=2)]
-    assert got == [[1, 2], [3], [4]]
-    assert [q.get("continue") for q in client.queries] == [None, "eyJ2IjoxfQ==", "t-2_x"]
-    assert all(q["limit"] == 2 and q["fieldSelector"] == "spec.driver=d" for q in client.queries)
-
-
-def test_list_pages_error_of_the_page_ahead_is_raised_in_order():
-    client = PagedClient({None: page([1], "a"), "a": page([2], "b")}, fail_on="b")
-    pages = client.list_pages("/apis/x", None)
-    assert next(pages)["items"] == [1]
-    assert next(pages)["items"] == [2]
-    with pytest.raises(errors.Forbidden):
-        next(pages)
