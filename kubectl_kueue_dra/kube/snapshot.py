@@ -112,10 +112,10 @@ def _objects(doc: Any) -> Iterator[dict[str, Any]]:
         yield doc
 
 
-def load_objects(path: str) -> list[dict[str, Any]]:
+def load_objects(path: str, compact: Any = None) -> list[dict[str, Any]]:
     from .compact import SliceCompactor
 
-    compact = SliceCompactor()  # ResourceSlices of big JSON Lists are made small while reading
+    compact = compact or SliceCompactor()  # ResourceSlices of big JSON Lists are made small while reading
     objects: list[dict[str, Any]] = []
     for file in _files(path):
         for doc in _documents(file, compact):
@@ -129,4 +129,7 @@ def load_objects(path: str) -> list[dict[str, Any]]:
 
 
 def load_snapshot(path: str, default_namespace: str | None = None) -> SnapshotView:
-    return SnapshotView(load_objects(path), path, default_namespace or "default")
+    from .compact import SliceCompactor
+
+    compact = SliceCompactor()
+    return SnapshotView(load_objects(path, compact), path, default_namespace or "default", compact.parts)

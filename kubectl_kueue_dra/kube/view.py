@@ -13,7 +13,7 @@ from typing import Any
 from collections.abc import Callable
 
 from ..k8s.object_shapes import GENERIC, SHAPES
-from ..k8s.shape import Malformed, check_object
+from ..k8s.shape import Malformed, SharedParts, check_object
 from . import errors
 from .convert import to_v1
 from .kinds import KINDS, Kind
@@ -72,6 +72,8 @@ class ClusterView(ABC):
         #: fields of the wrong type, removed where the objects came in (``k8s.shape``)
         self.malformed: list[Malformed] = []
         self._checked: set[int] = set()
+        #: the parts ResourceSlices share (``kube/compact.py``), each checked once
+        self._shared: SharedParts | None = None
 
     # -- the interface ------------------------------------------------------------------------
     def list(self, kind: str, namespace: str | None = None, *,
@@ -113,7 +115,8 @@ class ClusterView(ABC):
         recorded in ``malformed``."""
         if id(obj) not in self._checked:
             self._checked.add(id(obj))
-            self.note_malformed(check_object(kind, obj, SHAPES.get(kind, GENERIC)))
+            shared = self._shared if kind == "ResourceSlice" else None
+            self.note_malformed(check_object(kind, obj, SHAPES.get(kind, GENERIC), shared))
         return obj
 
     def note_malformed(self, found: MalformedList) -> None:
@@ -166,6 +169,7 @@ class ClusterView(ABC):
             from .compact import SliceCompactor
 
             self._slice_compactor = SliceCompactor()
+            self._shared = self._slice_compactor.parts
         return self._slice_compactor
 
     @abstractmethod
@@ -260,7 +264,7 @@ class LiveView(ClusterView):
             item = to_v1(item)
             if compact is not None:
                 item = compact(item)
-            found.extend(check_object(kind.kind, item, shape))
+            found.extend(check_object(kind.kind, item, shape, self._shared))
             checked.append(id(item))
             self._checked.add(id(item))
             return item
@@ -295,8 +299,10 @@ def _target(verb: str, resource: str, namespace: str | None = None, name: str | 
 class SnapshotView(ClusterView):
     """Objects loaded from files; see ``kube/snapshot.py`` for the accepted layouts."""
 
-    def __init__(self, objects: list[Obj], source: str, default_namespace: str = "default"):
+    def __init__(self, objects: list[Obj], source: str, default_namespace: str = "default",
+                 shared: SharedParts | None = None):
         super().__init__()
+        self._shared = shared
         self.source = f"snapshot {source}"
         self.default_namespace = default_namespace
         self._by_kind: dict[str, list[Obj]] = {}
