@@ -87,10 +87,11 @@ class KubeClient:
 
     def request(self, method: str, path: str, target: Target, *, query: dict[str, Any] | None = None,
                 body: Any = None, content_type: str | None = None, text: bool = False,
-                raw: bool = False) -> Any:
+                raw: bool = False, stream: bool = False) -> Any:
         """Send one request and return the decoded JSON body (``text=True``: the body as text,
-        e.g. ``/metrics``; ``raw=True``: the undecoded bytes). Raises typed ``KubeError``s.
-        Retries (``kube/retry.py``) stay within ``--request-timeout``."""
+        e.g. ``/metrics``; ``raw=True``: the undecoded bytes; ``stream=True``: a ``Stream`` to
+        read the body from as it arrives). Raises typed ``KubeError``s. Retries
+        (``kube/retry.py``) stay within ``--request-timeout``."""
         import urllib3
 
         url = self.server + path
@@ -109,7 +110,7 @@ class KubeClient:
             started = time.monotonic()
             try:
                 resp = self._pool.request(method, url, body=data, headers=self._headers(content_type, accept),
-                                          timeout=timeout, preload_content=True, retries=False)
+                                          timeout=timeout, preload_content=not stream, retries=False)
             except (urllib3.exceptions.HTTPError, OSError) as e:
                 what = _connection_error(e)
                 log.debug("%s %s: %s (%s)", method, url, e, what)
@@ -123,15 +124,13 @@ class KubeClient:
             finally:
                 with self._stats_lock:
                     self.stats.requests += 1
+            if stream and 200 <= resp.status < 300:
+                return Stream(self, resp, method, url, started, attempts.deadline)
             payload = resp.data or b""
             status, retry_after = resp.status, resp.headers.get("Retry-After")
             del resp  # the body is now held once, in `payload`
             elapsed_ms = (time.monotonic() - started) * 1000
-            with self._stats_lock:
-                self.stats.bytes_read += len(payload)
-                self.stats.calls.append({"method": method, "path": url[len(self.server):], "status": status,
-                                         "bytes": len(payload), "ms": round(elapsed_ms, 1)})
-            log.debug("%s %s -> %s (%d bytes, %.0f ms)", method, url, status, len(payload), elapsed_ms)
+            self._count(method, url, status, len(payload), elapsed_ms)
             if 200 <= status < 300:
                 if text:
                     return payload.decode("utf-8", "replace")
@@ -164,6 +163,13 @@ class KubeClient:
         context = f' (context "{self.loaded.context}")' if self.loaded.context else ""
         return errors.Unreachable(f"cannot reach the API server at {self.server}{context}: {reason}",
                                   "check --context/--kubeconfig and that the cluster is up")
+
+    def _count(self, method: str, url: str, status: int, size: int, elapsed_ms: float) -> None:
+        with self._stats_lock:
+            self.stats.bytes_read += size
+            self.stats.calls.append({"method": method, "path": url[len(self.server):], "status": status,
+                                     "bytes": size, "ms": round(elapsed_ms, 1)})
+        log.debug("%s %s -> %s (%d bytes, %.0f ms)", method, url, status, size, elapsed_ms)
 
     def _broken_write(self, e: Exception, method: str, t: Target) -> errors.Unreachable:
         """A write whose connection broke after it was sent: it is not sent again (the server may
@@ -219,6 +225,42 @@ def _quiet_insecure_warning() -> None:
     import urllib3
 
     warnings.filterwarnings("ignore", category=urllib3.exceptions.InsecureRequestWarning)
+
+
+class Stream:
+    """The body of a successful GET, read as it arrives (``read(n)``, as a file is); ``close()``
+    when done. A broken connection, or ``--request-timeout`` passing before the body is read,
+    raises ``errors.Unreachable``."""
+
+    def __init__(self, client: KubeClient, resp: Any, method: str, url: str, started: float, deadline: float):
+        self._client, self._resp, self._method, self._url = client, resp, method, url
+        self._started, self._deadline = started, deadline
+        self.size = 0
+        self.status: int = resp.status
+
+    def read(self, n: int = -1) -> bytes:
+        import urllib3
+
+        if time.monotonic() > self._deadline:
+            raise errors.Unreachable(f"the answer to GET {self._url} did not arrive within --request-timeout "
+                                     f"({self._client.opts.request_timeout:g}s)")
+        try:
+            data: bytes = self._resp.read(None if n < 0 else n)
+        except (urllib3.exceptions.HTTPError, OSError) as e:
+            raise errors.Unreachable(f"the connection broke while GET {self._url} was read: "
+                                     f"{getattr(e, 'reason', None) or e}") from None
+        self.size += len(data)
+        return data
+
+    def close(self) -> None:
+        if self._resp is None:
+            return
+        if not self._resp.isclosed():  # not read to its end: the connection cannot serve another request
+            self._resp.close()
+        self._resp.release_conn()
+        self._resp = None
+        self._client._count(self._method, self._url, self.status, self.size,
+                            (time.monotonic() - self._started) * 1000)
 
 
 def json_text(payload: bytes) -> str:

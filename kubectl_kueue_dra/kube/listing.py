@@ -1,16 +1,20 @@
-"""Reading a whole list from the API server: pages fetched on a second thread while this one
-parses them, and one ``resourceVersion`` for the whole answer.
+"""Reading a whole list from the API server, parsed while it arrives, at one ``resourceVersion``.
 
-* **Pages of ``PAGE_SIZE``**, a consistent read (``resourceVersion`` unset, as kubectl lists). A
-  thread requests page N+1 as soon as page N has arrived (its ``continue`` token is read from the
-  head of the raw page) and holds at most ``AHEAD`` pages the parser has not taken yet, so the
-  server encodes and sends while the client parses, and memory stays at a few pages.
+* **Whole, in one response** first: a consistent read (``resourceVersion`` unset) without
+  ``limit``, which the API server answers from its watch cache and streams item by item; the
+  body is parsed item by item as it arrives (``kube/jsonstream.py``, ``STREAM_CHUNK`` at a time:
+  the kernel's socket buffer holds what the server sends meanwhile), so memory stays flat. A
+  continued list (``limit``/``continue``) is read from etcd page after page: on a 1.36 API
+  server, twice the time for the same bytes (docs/performance.md).
+* **Pages of ``PAGE_SIZE``** when the whole answer could not be read (the connection broke, or
+  it did not arrive within ``--request-timeout``): a thread requests page N+1 as soon as page N
+  has arrived (its ``continue`` token is read from the head of the raw page) and holds at most
+  ``AHEAD`` pages the parser has not taken yet.
 * **Never two versions in one answer**: every page must carry the first page's
   ``metadata.resourceVersion``. A page that does not, or a 410 on a ``continue`` request (the
   token expired: etcd was compacted between two pages), drops what was read and reads the list
-  again from the start, once; when that fails the same way, the list is read whole, in one
-  response without ``limit`` (one consistent read that no token can outlive). Each restart says
-  so on stderr.
+  again from the start, once; when that fails the same way, the list is read whole once more.
+  Each restart says so on stderr, and what was read before it is dropped.
 """
 
 from __future__ import annotations
@@ -24,21 +28,28 @@ import threading
 from typing import Any
 from collections.abc import Callable, Iterator
 
-from . import errors
+from . import errors, jsonstream
 from .client import json_text
 
 log = logging.getLogger(__name__)
 
 PAGE_SIZE = 500
 AHEAD = 1  # raw pages waiting for the parser (one more is being fetched, one being parsed)
-#: the limit of each try: pages, pages again after an expiry, then the whole list in one response
-TRIES: tuple[int | None, ...] = (PAGE_SIZE, PAGE_SIZE, None)
+STREAM_CHUNK = 1 << 20  # bytes of a whole list read at a time
+#: the limit of each try (None: the whole list in one response): whole, then pages, pages again
+#: after an expiry, then whole once more
+TRIES: tuple[int | None, ...] = (None, PAGE_SIZE, PAGE_SIZE, None)
 
 Obj = dict[str, Any]
 
 
 class _Restart(Exception):
-    """The pages read so far cannot be completed into one consistent list."""
+    """What was read so far cannot be completed into one consistent list (``cause``: the error
+    to raise when no try is left)."""
+
+    def __init__(self, message: str, cause: errors.KubeError | None = None):
+        super().__init__(message)
+        self.cause = cause
 
 
 def read_list(client: Any, path: str, target: Any, query: dict[str, Any] | None, on_item: Callable[[Obj], Obj],
@@ -49,6 +60,8 @@ def read_list(client: Any, path: str, target: Any, query: dict[str, Any] | None,
         log.debug("list %s: %s", path, describe(query, limit))
         items: list[Obj] = []
         try:
+            if limit is None:
+                return whole(client, path, target, query, on_item)
             for page in pages(client, path, target, query, limit):
                 items.extend(on_item(item) for item in page.get("items") or [])
             return items
@@ -56,11 +69,11 @@ def read_list(client: Any, path: str, target: Any, query: dict[str, Any] | None,
             del items
             if on_restart is not None:
                 on_restart()
-            if n + 1 == len(tries):
-                what = errors.describe_target(target.verb, target.resource, target.namespace)
-                raise errors.Expired(f"cannot {what}: {e}", "run the command again", status=410) from None
-            again = "from the start" if tries[n + 1] else "whole, in one response"
             what = errors.describe_target(target.verb, target.resource, target.namespace)
+            if n + 1 == len(tries):
+                raise e.cause or errors.Expired(f"cannot {what}: {e}", "run the command again", status=410) from None
+            again = "whole, in one response" if tries[n + 1] is None else \
+                "from the start" if limit else "in pages"
             print(f"warning: {what}: {e}; reading the list again {again}", file=sys.stderr, flush=True)
     raise AssertionError("unreachable")
 
@@ -75,6 +88,26 @@ def describe(query: dict[str, Any] | None, limit: int | None) -> str:
     parts.append(f"in pages of {limit}" if limit else "in one response")
     parts += [f"filtered by the server: {k}={q[k]}" for k in ("fieldSelector", "labelSelector") if q.get(k)]
     return ", ".join(parts)
+
+
+def whole(client: Any, path: str, target: Any, query: dict[str, Any] | None,
+          on_item: Callable[[Obj], Obj]) -> list[Obj]:
+    """The list in one response, each item through ``on_item`` as soon as it is parsed (raises
+    ``_Restart`` when the connection breaks or the time runs out before its end)."""
+    body = client.request("GET", path, target, query=dict(query or {}), stream=True)
+    try:
+        doc = jsonstream.load(body, on_item, chunk=STREAM_CHUNK)
+    except errors.Unreachable as e:
+        raise _Restart(e.message, e) from None
+    except ValueError as e:
+        raise errors.ServerError(f"cannot {errors.describe_target(target.verb, target.resource, target.namespace)}"
+                                 f": the answer is not a JSON list ({e})") from None
+    finally:
+        body.close()
+    if (doc.get("metadata") or {}).get("continue"):  # a server that pages unasked: read the pages
+        raise _Restart("the server answered a list without limit in pages")
+    items = doc.get("items")
+    return items if isinstance(items, list) else []
 
 
 def pages(client: Any, path: str, target: Any, query: dict[str, Any] | None, limit: int | None) -> Iterator[Obj]:

@@ -10,7 +10,8 @@ and act on the Nth to Mth of them:
 * ``compact``: first compact etcd past the token's revision (``compact_etcd``), then forward, so
   that the real API server answers the real 410;
 * ``reset``: forward, then send the status line, the headers and half the body, and reset the
-  connection (a read sees a broken answer; a write was applied upstream but gets no answer).
+  connection (a read sees a broken answer; a write was applied upstream but gets no answer);
+* ``drop``: reset the connection without forwarding (no answer at all).
 
 Every request is logged (method, path with query, status sent, the rule's action). The serving
 loop stops with ``stop()``, or by itself after ``lifetime`` seconds.
@@ -71,7 +72,7 @@ def compact_etcd(etcd_url: str) -> int:
 
 @dataclass
 class Rule:
-    action: str  # throttle | expire | compact | reset
+    action: str  # throttle | expire | compact | reset | drop
     method: str = "GET"
     path: str = ""  # a fragment of the path (with the query) to match
     continue_only: bool = False  # only list pages after the first
@@ -179,6 +180,12 @@ class _Handler(BaseHTTPRequestHandler):
                     raise
         raise AssertionError("unreachable")
 
+    def _reset(self) -> None:
+        """RST instead of FIN: the client sees "connection reset"."""
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.close_connection = True
+        self.connection.close()
+
     def _send(self, status: int, headers: list[tuple[str, str]], body: bytes, *, cut: bool = False) -> None:
         self.send_response(status)
         for k, v in headers:
@@ -191,10 +198,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self.wfile.write(body[: len(body) // 2])
         self.wfile.flush()
-        # RST instead of FIN: the client sees "connection reset" in the middle of the body
-        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-        self.close_connection = True
-        self.connection.close()
+        self._reset()  # in the middle of the body
 
     def _handle(self) -> None:
         proxy = self.server.proxy
@@ -210,6 +214,9 @@ class _Handler(BaseHTTPRequestHandler):
         if action == "expire":
             proxy.record(self.command, self.path, 410, action)
             return self._send(410, [("Content-Type", "application/json")], json.dumps(expired_status()).encode())
+        if action == "drop":
+            proxy.record(self.command, self.path, 0, action)
+            return self._reset()
         if action == "compact":
             compact_etcd(proxy.cluster.etcd_url)
         status, headers, payload = self._forward(body)

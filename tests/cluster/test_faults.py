@@ -57,7 +57,17 @@ def through(proxy, tmp_path, *args, context="admin"):
 
 
 def slice_requests(proxy):
+    """(status, a continue page?, a page at all?) of each ResourceSlice request, in order."""
     return [(e["status"], "continue=" in e["path"], "limit=" in e["path"]) for e in proxy.requests(SLICES)]
+
+
+WHOLE_BROKE = ("warning: list resourceslices.resource.k8s.io at cluster scope: the connection broke while GET "
+               f"{{server}}{SLICES} was read: ")
+
+
+def break_whole():
+    """The first read of the list, whole, broken by the proxy: the list is then read in pages."""
+    return Rule("reset", path=SLICES)
 
 
 def test_a_real_expired_token_is_the_status_the_proxy_sends(faulty):
@@ -71,34 +81,52 @@ def test_a_real_expired_token_is_the_status_the_proxy_sends(faulty):
     assert real == expired_status(real["metadata"].get("continue", "")), real
 
 
+def broke_then(proc, proxy, *rest):
+    """stderr: the whole read broke, then ``rest``."""
+    first, *others = proc.stderr.splitlines()
+    assert first.startswith(WHOLE_BROKE.format(server=proxy.url)), first
+    assert first.endswith("; reading the list again in pages"), first
+    assert others == list(rest), others
+
+
+EXPIRED_AGAIN = ("warning: list resourceslices.resource.k8s.io at cluster scope: the list's continue token expired "
+                 "between two pages (HTTP 410); reading the list again ")
+
+
 def test_an_expired_token_reads_the_list_again_from_the_start(faulty, baseline, tmp_path):
-    with FaultProxy(faulty, [Rule("compact", path=SLICES, continue_only=True)]) as proxy:
+    with FaultProxy(faulty, [break_whole(), Rule("compact", path=SLICES, continue_only=True)]) as proxy:
         proc, _ = through(proxy, tmp_path, "classes", "-o", "json")
     assert answer(proc) == baseline
     # the real API server answered 410; the pages read before were dropped, the list read again
-    assert slice_requests(proxy) == [(200, False, True), (410, True, True), (200, False, True), (200, True, True)]
-    line, = proc.stderr.splitlines()
-    assert line == ("warning: list resourceslices.resource.k8s.io at cluster scope: the list's continue token "
-                    "expired between two pages (HTTP 410); reading the list again from the start"), line
+    assert slice_requests(proxy) == [(200, False, False), (200, False, True), (410, True, True), (200, False, True),
+                                     (200, True, True)]
+    broke_then(proc, proxy, EXPIRED_AGAIN + "from the start")
 
 
 def test_a_second_expiry_reads_the_list_whole(faulty, baseline, tmp_path):
-    with FaultProxy(faulty, [Rule("compact", path=SLICES, continue_only=True, times=100)]) as proxy:
+    with FaultProxy(faulty, [break_whole(), Rule("compact", path=SLICES, continue_only=True, times=100)]) as proxy:
         proc, _ = through(proxy, tmp_path, "classes", "-o", "json")
     assert answer(proc) == baseline
-    assert slice_requests(proxy) == [(200, False, True), (410, True, True), (200, False, True), (410, True, True),
-                                     (200, False, False)]
-    assert [line.rsplit(";", 1)[1] for line in proc.stderr.splitlines()] == \
-        [" reading the list again from the start", " reading the list again whole, in one response"]
+    assert slice_requests(proxy) == [(200, False, False), (200, False, True), (410, True, True), (200, False, True),
+                                     (410, True, True), (200, False, False)]
+    broke_then(proc, proxy, EXPIRED_AGAIN + "from the start", EXPIRED_AGAIN + "whole, in one response")
 
 
-def test_a_throttled_page_waits_retry_after_and_says_so(faulty, baseline, tmp_path):
-    with FaultProxy(faulty, [Rule("throttle", path=SLICES, continue_only=True, retry_after=2)]) as proxy:
+def test_a_throttled_list_waits_retry_after_and_says_so(faulty, baseline, tmp_path):
+    with FaultProxy(faulty, [Rule("throttle", path=SLICES, retry_after=2)]) as proxy:
         proc, seconds = through(proxy, tmp_path, "classes", "-o", "json")
     assert answer(proc) == baseline
     assert proc.stderr.splitlines() == [f"{THROTTLED} 2s"]
     assert seconds >= 2
-    assert slice_requests(proxy) == [(200, False, True), (429, True, True), (200, True, True)]
+    assert slice_requests(proxy) == [(429, False, False), (200, False, False)]
+
+
+def test_a_throttled_page_waits_too(faulty, baseline, tmp_path):
+    with FaultProxy(faulty, [break_whole(), Rule("throttle", path=SLICES, continue_only=True)]) as proxy:
+        proc, _ = through(proxy, tmp_path, "classes", "-o", "json")
+    assert answer(proc) == baseline
+    broke_then(proc, proxy, f"{THROTTLED} 1s")
+    assert slice_requests(proxy) == [(200, False, False), (200, False, True), (429, True, True), (200, True, True)]
 
 
 def test_throttling_stops_within_the_request_timeout(faulty, tmp_path):
@@ -113,14 +141,22 @@ def test_throttling_stops_within_the_request_timeout(faulty, tmp_path):
     assert len(proxy.requests()) == 3
 
 
-def test_a_reset_read_is_sent_again(faulty, baseline, tmp_path):
-    with FaultProxy(faulty, [Rule("reset", path=SLICES, continue_only=True)]) as proxy:
+def test_a_read_without_answer_is_sent_again(faulty, baseline, tmp_path):
+    with FaultProxy(faulty, [Rule("drop", path=SLICES)]) as proxy:
         proc, _ = through(proxy, tmp_path, "classes", "-o", "json")
     assert answer(proc) == baseline
     assert proc.stderr == ""
-    pages = proxy.requests(SLICES)
-    assert [e["action"] for e in pages] == ["forward", "reset", "forward"]
-    assert pages[1]["path"] == pages[2]["path"]  # the same page asked again
+    sent = proxy.requests(SLICES)
+    assert [e["action"] for e in sent] == ["drop", "forward"] and sent[0]["path"] == sent[1]["path"]
+
+
+def test_a_list_reset_in_the_middle_is_read_again_in_pages(faulty, baseline, tmp_path):
+    with FaultProxy(faulty, [break_whole()]) as proxy:
+        proc, _ = through(proxy, tmp_path, "classes", "-o", "json")
+    assert answer(proc) == baseline
+    broke_then(proc, proxy)
+    assert slice_requests(proxy) == [(200, False, False), (200, False, True), (200, True, True)]
+    assert [e["action"] for e in proxy.requests(SLICES)] == ["reset", "forward", "forward"]
 
 
 def test_the_real_api_priority_and_fairness_throttles_and_the_list_survives(faulty, tmp_path):

@@ -3,6 +3,7 @@
 The pages here are canned raw bodies; the same behaviour against a real API server, through a
 proxy that injects the faults, is in tests/cluster/test_faults.py."""
 
+import io
 import json
 import time
 
@@ -27,23 +28,39 @@ def page(items, token=None, rv="1", metadata_last=False):
     return json.dumps(doc, separators=(",", ":")).encode()
 
 
+PAGES = listing.TRIES[1:]  # the tries after the whole list: pages, pages, whole
+
+
 class PagedClient:
-    """Answers list requests from canned raw pages (one dict per read of the list), records the
-    queries; an exception in place of a page is raised."""
+    """Answers list requests from canned raw pages (one dict per read of the list, ``"whole"``
+    the answer without limit), records the queries; an exception in place of a page is raised."""
 
     def __init__(self, *reads):
         self.reads, self.queries = list(reads), []
 
-    def request(self, method, path, target, *, query=None, raw=False, **_):
-        assert raw and method == "GET"
+    def request(self, method, path, target, *, query=None, raw=False, stream=False, **_):
+        assert method == "GET" and (raw or stream) and (stream == ("limit" not in query))
         self.queries.append(dict(query))
         token = query.get("continue")
         if token is None and len(self.queries) > 1:
             self.reads.pop(0)  # the list is read again from the start
-        answer = self.reads[0][token]
+        answer = self.reads[0]["whole" if stream else token]
         if isinstance(answer, Exception):
             raise answer
-        return answer
+        return Body(answer) if stream else answer
+
+
+class Body(io.BytesIO):
+    """A streamed body; ``broken`` bytes in, the connection breaks."""
+
+    def __init__(self, data, broken=None):
+        super().__init__(data)
+        self.broken = broken
+
+    def read(self, n=-1):
+        if self.broken is not None and self.tell() >= self.broken:
+            raise errors.Unreachable("the connection broke while GET /apis/x was read: reset")
+        return super().read(n if self.broken is None else min(n, self.broken - self.tell()) or 1)
 
 
 def expired():
@@ -57,7 +74,8 @@ def test_pages_follow_tokens(metadata_last):
              "t-2_x": page([{"n": 4}], None, metadata_last=metadata_last)}
     assert (listing.peek(pages[None]) is None) == metadata_last  # then the parser tells the token
     client = PagedClient(pages)
-    got = listing.read_list(client, "/apis/x", TARGET, {"fieldSelector": "spec.driver=d"}, lambda i: i["n"] * 10)
+    got = listing.read_list(client, "/apis/x", TARGET, {"fieldSelector": "spec.driver=d"}, lambda i: i["n"] * 10,
+                            tries=PAGES)
     assert got == [10, 20, 30, 40]
     assert [q.get("continue") for q in client.queries] == [None, "eyJ2IjoxfQ==", "t-2_x"]
     assert all(q["limit"] == listing.PAGE_SIZE and q["fieldSelector"] == "spec.driver=d" for q in client.queries)
@@ -76,7 +94,7 @@ def test_the_next_page_is_fetched_while_this_one_is_parsed():
             seen.append(len(client.queries))
         return item
 
-    assert listing.read_list(client, "/apis/x", TARGET, None, on_item) == [1, 2, 3]
+    assert listing.read_list(client, "/apis/x", TARGET, None, on_item, tries=PAGES) == [1, 2, 3]
     assert seen == [2]
 
 
@@ -85,7 +103,7 @@ def test_an_error_of_a_page_ahead_comes_in_order():
                           "b": errors.Forbidden("list", "resourceslices", None, None, "me")})
     got = []
     with pytest.raises(errors.Forbidden):
-        listing.read_list(client, "/apis/x", TARGET, None, got.append)
+        listing.read_list(client, "/apis/x", TARGET, None, got.append, tries=PAGES)
     assert got == [1, 2]
 
 
@@ -94,7 +112,8 @@ def test_an_expired_token_reads_again_from_the_start(capsys):
     second = {None: page([1], "b", rv="9"), "b": page([2], rv="9")}
     client = PagedClient(first, second)
     restarts = []
-    assert listing.read_list(client, "/apis/x", TARGET, None, lambda i: i, lambda: restarts.append(1)) == [1, 2]
+    assert listing.read_list(client, "/apis/x", TARGET, None, lambda i: i, lambda: restarts.append(1),
+                             tries=PAGES) == [1, 2]
     assert restarts == [1]
     assert [q.get("continue") for q in client.queries] == [None, "a", None, "b"]
     line, = capsys.readouterr().err.splitlines()
@@ -104,8 +123,8 @@ def test_an_expired_token_reads_again_from_the_start(capsys):
 
 def test_a_second_expiry_reads_the_list_whole(capsys):
     client = PagedClient({None: page([1], "a"), "a": expired()}, {None: page([1], "b"), "b": expired()},
-                         {None: page([1, 2], rv="12")})
-    assert listing.read_list(client, "/apis/x", TARGET, None, lambda i: i) == [1, 2]
+                         {"whole": page([1, 2], rv="12")})
+    assert listing.read_list(client, "/apis/x", TARGET, None, lambda i: i, tries=PAGES) == [1, 2]
     assert [q.get("limit") for q in client.queries] == [500, 500, 500, 500, None]
     assert len(capsys.readouterr().err.splitlines()) == 2
 
@@ -115,15 +134,47 @@ def test_pages_of_two_versions_are_never_merged():
                                                                                   "b": page([3], rv="7")})
     got = []
     assert listing.read_list(client, "/apis/x", TARGET, None, lambda i: got.append(i) or i,
-                             lambda: got.clear()) == [1, 2, 3]
+                             lambda: got.clear(), tries=PAGES) == [1, 2, 3]
     assert got == [1, 2, 3]  # the items of the first read were dropped
 
 
 def test_an_expiry_on_the_first_page_is_an_error():
     client = PagedClient({None: expired()})
     with pytest.raises(errors.Expired):
-        listing.read_list(client, "/apis/x", TARGET, None, lambda i: i)
+        listing.read_list(client, "/apis/x", TARGET, None, lambda i: i, tries=PAGES)
     assert len(client.queries) == 1
+
+
+def test_a_list_is_read_whole_first_and_parsed_as_it_arrives():
+    items = [{"n": i} for i in range(300)]
+    client = PagedClient({"whole": page(items, rv="3")})
+    seen = []
+    assert listing.read_list(client, "/apis/x", TARGET, {"labelSelector": "a=b"}, lambda i: seen.append(i) or i) \
+        == items == seen
+    assert client.queries == [{"labelSelector": "a=b"}]  # no limit: one consistent read
+
+
+def test_a_whole_list_whose_connection_breaks_is_read_in_pages(capsys):
+    items = [{"n": i} for i in range(300)]
+    broken = Body(page(items), broken=2000)
+    client = PagedClient({"whole": None}, {None: page(items[:200], "a"), "a": page(items[200:])})
+    client.reads[0]["whole"] = b""
+    client.request = _first_stream(client.request, broken)
+    kept = []
+    got = listing.read_list(client, "/apis/x", TARGET, None, lambda i: kept.append(i) or i, lambda: kept.clear())
+    assert got == items == kept
+    assert [q.get("limit") for q in client.queries] == [None, 500, 500]
+    line, = capsys.readouterr().err.splitlines()
+    assert line.endswith("the connection broke while GET /apis/x was read: reset; reading the list again in pages")
+
+
+def _first_stream(request, body):
+    def answer(*args, stream=False, **kw):
+        if stream:
+            request(*args, stream=True, **kw)  # recorded
+            return body
+        return request(*args, **kw)
+    return answer
 
 
 def test_peek_reads_the_list_metadata_from_the_head():

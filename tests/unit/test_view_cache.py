@@ -1,5 +1,6 @@
 """LiveView asks the server for each object at most once per run."""
 
+import io
 import json
 from collections import Counter
 
@@ -33,9 +34,9 @@ class RecordingClient:
             return dict(DEPLOY)
         raise AssertionError(path)
 
-    def request(self, method, path, target, *, query=None, raw=False, **_):
-        """A list request (the view reads lists through ``kube/listing.py``): one raw page."""
-        assert method == "GET" and raw and query.get("limit") == 500 and "continue" not in query
+    def request(self, method, path, target, *, query=None, stream=False, **_):
+        """A list request (the view reads lists through ``kube/listing.py``): the whole list."""
+        assert method == "GET" and stream and "limit" not in query
         self.calls[path] += 1
         if path == "/apis/resource.k8s.io/v1/deviceclasses":
             items = [dict(c) for c in CLASSES]
@@ -43,7 +44,7 @@ class RecordingClient:
             items = [dict(DEPLOY)]
         else:
             raise AssertionError(path)
-        return json.dumps({"metadata": {"resourceVersion": "7"}, "items": items}).encode()
+        return io.BytesIO(json.dumps({"metadata": {"resourceVersion": "7"}, "items": items}).encode())
 
 
 def test_each_list_and_get_once():
