@@ -130,7 +130,7 @@ class KubeClient:
             status, retry_after = resp.status, resp.headers.get("Retry-After")
             del resp  # the body is now held once, in `payload`
             elapsed_ms = (time.monotonic() - started) * 1000
-            self._count(method, url, status, len(payload), elapsed_ms)
+            self._count(method, url, status, len(payload), elapsed_ms, started)
             if 200 <= status < 300:
                 if text:
                     return payload.decode("utf-8", "replace")
@@ -164,11 +164,17 @@ class KubeClient:
         return errors.Unreachable(f"cannot reach the API server at {self.server}{context}: {reason}",
                                   "check --context/--kubeconfig and that the cluster is up")
 
-    def _count(self, method: str, url: str, status: int, size: int, elapsed_ms: float) -> None:
+    def _count(self, method: str, url: str, status: int, size: int, elapsed_ms: float, started: float,
+               wait_ms: float | None = None) -> None:
+        from .. import stats
+
+        call = {"method": method, "path": url[len(self.server):], "status": status, "bytes": size,
+                "at": round((started - stats.started()) * 1000, 1), "ms": round(elapsed_ms, 1)}
+        if wait_ms is not None:
+            call["waitMs"] = round(wait_ms, 1)
         with self._stats_lock:
             self.stats.bytes_read += size
-            self.stats.calls.append({"method": method, "path": url[len(self.server):], "status": status,
-                                     "bytes": size, "ms": round(elapsed_ms, 1)})
+            self.stats.calls.append(call)
         log.debug("%s %s -> %s (%d bytes, %.0f ms)", method, url, status, size, elapsed_ms)
 
     def _broken_write(self, e: Exception, method: str, t: Target) -> errors.Unreachable:
@@ -236,6 +242,7 @@ class Stream:
         self._client, self._resp, self._method, self._url = client, resp, method, url
         self._started, self._deadline = started, deadline
         self.size = 0
+        self.waited = 0.0  # seconds spent in read(): waiting for bytes (and decrypting them)
         self.status: int = resp.status
 
     def read(self, n: int = -1) -> bytes:
@@ -244,11 +251,14 @@ class Stream:
         if time.monotonic() > self._deadline:
             raise errors.Unreachable(f"the answer to GET {self._url} did not arrive within --request-timeout "
                                      f"({self._client.opts.request_timeout:g}s)")
+        began = time.monotonic()
         try:
             data: bytes = self._resp.read(None if n < 0 else n)
         except (urllib3.exceptions.HTTPError, OSError) as e:
             raise errors.Unreachable(f"the connection broke while GET {self._url} was read: "
                                      f"{getattr(e, 'reason', None) or e}") from None
+        finally:
+            self.waited += time.monotonic() - began
         self.size += len(data)
         return data
 
@@ -260,7 +270,7 @@ class Stream:
         self._resp.release_conn()
         self._resp = None
         self._client._count(self._method, self._url, self.status, self.size,
-                            (time.monotonic() - self._started) * 1000)
+                            (time.monotonic() - self._started) * 1000, self._started, self.waited * 1000)
 
 
 def json_text(payload: bytes) -> str:
