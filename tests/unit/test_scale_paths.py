@@ -251,6 +251,21 @@ def test_streaming_reader_equals_json_loads(doc, chunk, indent):
     assert jsonstream.load(io.BytesIO(b"  \n" + raw + b"\n "), lambda x: x, chunk) == json.loads(raw)
 
 
+API_ITEMS = [{"metadata": {"name": f"s{i}"}, "spec": {"devices": [{"name": "a"}, {"name": "b"}]}} for i in range(40)]
+NESTED = [{"metadata": {"name": "x"}, "spec": {"templates": [{"metadata": {"n": 1}}, {"metadata": {"n": 2}}]}}] * 9
+
+
+@pytest.mark.parametrize("items", [API_ITEMS, NESTED + API_ITEMS + NESTED], ids=["api", "nested"])
+@pytest.mark.parametrize("chunk", [1, 5, 97, 1000, 1 << 20])
+def test_streaming_reader_reads_api_lists_in_batches(items, chunk):
+    """A list as the API server writes it ({"metadata": first, compact) is read in batches of
+    items; a '},{"metadata":' inside an item does not cut it."""
+    raw = json.dumps({"kind": "List", "metadata": {"resourceVersion": "3"}, "items": items}, separators=(",", ":"))
+    seen = []
+    doc = jsonstream.load(io.BytesIO(raw.encode()), lambda x: seen.append(x) or x, chunk)
+    assert doc == json.loads(raw) and seen == items
+
+
 @pytest.mark.parametrize("text", ['{"items": [1, 2', '{"a": 1} x', '{"a" 1}', '{"items": [1,]}', '', '{"a": tru}',
                                   '{"a": 1.}', '[1]'])
 def test_streaming_reader_rejects_what_json_rejects(text):
