@@ -55,8 +55,11 @@ class _Restart(Exception):
 def read_list(client: Any, path: str, target: Any, query: dict[str, Any] | None, on_item: Callable[[Obj], Obj],
               on_restart: Callable[[], None] | None = None, tries: tuple[int | None, ...] = TRIES) -> list[Obj]:
     """Every item of the list at ``path``, each passed through ``on_item`` as its page is parsed.
-    When the read starts over, ``on_restart`` is called first (forget what ``on_item`` kept)."""
+    When the read starts over, ``on_restart`` is called first (forget what ``on_item`` kept).
+    Pages are always a consistent read: a ``resourceVersion`` of the query is for the whole list."""
     for n, limit in enumerate(tries):
+        if limit is not None and query and "resourceVersion" in query:
+            query = {k: v for k, v in query.items() if k not in ("resourceVersion", "resourceVersionMatch")}
         log.debug("list %s: %s", path, describe(query, limit))
         items: list[Obj] = []
         try:

@@ -223,3 +223,15 @@ def test_retry_after_as_seconds_or_http_date():
     assert retry.retry_after_seconds("7") == 7.0
     assert retry.retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470.0) == 10.0
     assert retry.retry_after_seconds("soon") is None and retry.retry_after_seconds(None) is None
+
+
+def test_pages_are_a_consistent_read_whatever_the_whole_list_asked_for():
+    items = [{"n": i} for i in range(3)]
+    client = PagedClient({"whole": b""}, {None: page(items[:2], "a"), "a": page(items[2:])})
+    client.request = _first_stream(client.request, Body(page(items), broken=10))
+    got = listing.read_list(client, "/apis/x", TARGET, {"resourceVersion": "0", "fieldSelector": "f=v"},
+                            lambda i: i)
+    assert got == items
+    assert client.queries == [{"resourceVersion": "0", "fieldSelector": "f=v"},
+                              {"fieldSelector": "f=v", "limit": 500},
+                              {"fieldSelector": "f=v", "limit": 500, "continue": "a"}]
