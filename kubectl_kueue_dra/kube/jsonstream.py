@@ -46,7 +46,7 @@ class _Reader:
         self.text = ""
         self.pos = 0
         self.eof = False
-        self.no_batch_at = -1  # a BATCH mark of the current text that did not end an item
+        self.batch_tried = False  # the current text has no run of whole items left to batch
 
     def more(self) -> bool:
         """Append the next chunk (dropping what was consumed); False at the end of the file."""
@@ -56,7 +56,7 @@ class _Reader:
         self.eof = not data
         self.text = self.text[self.pos:] + self.decoder.decode(data, final=self.eof)
         self.pos = 0
-        self.no_batch_at = -1
+        self.batch_tried = False
         return True
 
     def peek(self) -> str:
@@ -98,13 +98,16 @@ BATCH = '},{"metadata":'  # between two items of a list as the API server writes
 def _batch(r: _Reader) -> list[Any] | None:
     """The whole items of the read text from ``r.pos`` up to the last ``BATCH`` mark, parsed at
     once (``r.pos`` then at the next item), or None when there is no such run of items."""
+    if r.batch_tried:  # searched already: one search and one try per chunk read, at most
+        return None
     end = r.text.rfind(BATCH, r.pos)
-    if end <= r.pos or end == r.no_batch_at:
+    if end <= r.pos:
+        r.batch_tried = True
         return None
     try:
         items = json.loads(f"[{r.text[r.pos:end + 1]}]")
     except ValueError:  # the mark was inside an item: one by one until more text is read
-        r.no_batch_at = end
+        r.batch_tried = True
         return None
     r.pos = end + 2
     return items
