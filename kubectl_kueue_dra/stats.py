@@ -4,13 +4,16 @@ The document (``scripts/bench`` and the perf tests read it)::
 
     {"argv": [...], "exitCode": 0, "wallSeconds": 1.23, "maxRssKiB": 81234,
      "requests": 12, "bytesRead": 345678,
-     "calls": [{"method": "GET", "path": "/apis/resource.k8s.io/v1/resourceslices?limit=500",
-                "status": 200, "bytes": 123456, "ms": 85.1}, ...],
+     "calls": [{"method": "GET", "path": "/apis/resource.k8s.io/v1/resourceslices",
+                "status": 200, "bytes": 123456, "at": 412.0, "ms": 85.1, "waitMs": 30.2}, ...],
      "celEvaluations": 40, "celCacheHits": 13560}
 
 ``requests``/``bytesRead`` add up every API client of the run (``bytes`` are the decoded response
-bodies), ``celEvaluations`` every CEL evaluation actually run (one per expression and distinct
-device shape; the rest are ``celCacheHits``; ``wallSeconds`` counts from when the entry point started).
+bodies; ``at`` is when the request was sent, in ms from the start of the run; ``ms`` until its body
+was read; ``waitMs``, for a list read whole as it arrives, the part of ``ms`` spent waiting for its
+bytes, the rest being the parsing of what had arrived), ``celEvaluations`` every CEL evaluation
+actually run (one per expression and distinct device shape; the rest are ``celCacheHits``;
+``wallSeconds`` counts from when the entry point started).
 Unset, nothing is recorded. The entry point hands ``begin`` the run's variable, clock and stderr.
 """
 
@@ -46,6 +49,11 @@ def begin(argv: list[str], *, path: str | None, opened_at: str | None = None, cl
     _argv = list(argv)
     _clients.clear()
     _evaluators.clear()
+
+
+def started() -> float:
+    """When this run started (``time.monotonic()``)."""
+    return _started
 
 
 def enabled() -> bool:

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 Obj = dict[str, Any]
@@ -59,6 +60,18 @@ def _describe(shape: Any) -> str:
     return names.get(shape, str(shape))
 
 
+_QUANTITIES: dict[str, bool] = {}  # quantity text -> valid (a cluster repeats a few hundred)
+
+
+def _is_quantity(text: str) -> bool:
+    ok = _QUANTITIES.get(text)
+    if ok is None:
+        ok = QUANTITY.match(text) is not None
+        if len(_QUANTITIES) < 1 << 16:
+            _QUANTITIES[text] = ok
+    return ok
+
+
 def _fits(value: Any, shape: Any) -> bool:
     if shape == ANY:
         return True
@@ -74,7 +87,7 @@ def _fits(value: Any, shape: Any) -> bool:
         return isinstance(value, int) and not isinstance(value, bool)
     if shape == QTY:
         if isinstance(value, str):
-            return QUANTITY.match(value) is not None
+            return _is_quantity(value)
         if isinstance(value, float):
             return math.isfinite(value)
         return isinstance(value, int) and not isinstance(value, bool)
@@ -114,8 +127,91 @@ def clean(value: Any, shape: Any, path: str, found: list[tuple[str, str, str]]) 
     return True
 
 
-def check_object(kind: str, obj: Obj, shape: Any) -> list[Malformed]:
-    """Clean ``obj`` (a whole object) against ``shape``; what was removed, named."""
+@dataclass
+class SharedParts:
+    """Values that several objects hold as one object (``kube/compact.py`` shares equal parts of
+    ResourceSlices): one that was found well-formed is not checked again."""
+
+    held: dict[int, Any] = field(default_factory=dict)  # id -> the value (kept alive: its id stays its own)
+    valid: set[tuple[int, int]] = field(default_factory=set)  # (id of the value, id of its shape)
+
+    def hold(self, value: Any) -> None:
+        self.held[id(value)] = value
+
+
+Validator = Callable[[Any, "SharedParts | None"], bool]
+_VALIDATORS: dict[int, tuple[Any, Validator]] = {}
+
+
+def _validator(shape: Any) -> Validator:
+    """A function telling whether a value fits ``shape`` entirely (nothing ``clean`` would
+    remove), without building paths: the fast answer for the well-formed objects that nearly all
+    are. Built once per shape."""
+    cached = _VALIDATORS.get(id(shape))
+    if cached is not None and cached[0] is shape:
+        return cached[1]
+    fn = _build(shape)
+    _VALIDATORS[id(shape)] = (shape, fn)  # the shape is kept alive with it: its id stays its own
+    return fn
+
+
+def _shared(shape: Any, body: Validator) -> Validator:
+    key = id(shape)
+
+    def check(value: Any, shared: SharedParts | None) -> bool:
+        if shared is None or id(value) not in shared.held:
+            return body(value, shared)
+        if (id(value), key) in shared.valid:
+            return True
+        ok = body(value, shared)
+        if ok:
+            shared.valid.add((id(value), key))
+        return ok
+    return check
+
+
+def _build(shape: Any) -> Validator:
+    if isinstance(shape, dict):
+        fields = [(k, _validator(sub)) for k, sub in shape.items()]
+
+        def mapping(value: Any, shared: SharedParts | None) -> bool:
+            if type(value) is not dict:
+                return False
+            for key, fits in fields:
+                if key in value:
+                    v = value[key]
+                    if v is None or not fits(v, shared):  # null is removed by clean
+                        return False
+            return True
+        return _shared(shape, mapping)
+    if isinstance(shape, MapOf):
+        if shape.value == ANY:
+            return lambda value, _: type(value) is dict and all(type(k) is str for k in value)
+        item = _validator(shape.value)
+
+        def map_of(value: Any, shared: SharedParts | None) -> bool:
+            return type(value) is dict and all(type(k) is str and item(v, shared) for k, v in value.items())
+        return _shared(shape, map_of)
+    if isinstance(shape, list):
+        if not shape or shape[0] == ANY:
+            return lambda value, _: type(value) is list
+        element = _validator(shape[0])
+
+        def list_of(value: Any, shared: SharedParts | None) -> bool:
+            return type(value) is list and all(element(v, shared) for v in value)
+        return _shared(shape, list_of)
+    if shape == ANY:
+        return lambda value, _: True
+    if shape == STR:
+        return lambda value, _: type(value) is str
+    return lambda value, _: _fits(value, shape)
+
+
+def check_object(kind: str, obj: Obj, shape: Any, shared: SharedParts | None = None) -> list[Malformed]:
+    """Clean ``obj`` (a whole object) against ``shape``; what was removed, named. ``shared``: the
+    parts shared with other objects, each checked once."""
+    if _validator(shape)(obj, shared):
+        return []
     found: list[tuple[str, str, str]] = []
     clean(obj, shape, "", found)
     if not found:

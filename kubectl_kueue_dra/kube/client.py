@@ -8,22 +8,15 @@ fields newer than the client.
 
 import json
 import logging
-import random
-import re
 import threading
 from dataclasses import dataclass, field
 from typing import Any
-from collections.abc import Iterator
 from urllib.parse import urlencode
 
-from . import errors
+from . import errors, retry
 from .kubeconfig import ConnectionOptions, LoadedConfig, load
 
 log = logging.getLogger(__name__)
-
-RETRY_STATUSES = {429, 500, 502, 503, 504}
-MAX_ATTEMPTS = 4
-PAGE_SIZE = 500
 
 
 @dataclass
@@ -94,9 +87,11 @@ class KubeClient:
 
     def request(self, method: str, path: str, target: Target, *, query: dict[str, Any] | None = None,
                 body: Any = None, content_type: str | None = None, text: bool = False,
-                raw: bool = False) -> Any:
+                raw: bool = False, stream: bool = False) -> Any:
         """Send one request and return the decoded JSON body (``text=True``: the body as text,
-        e.g. ``/metrics``; ``raw=True``: the undecoded bytes). Raises typed ``KubeError``s."""
+        e.g. ``/metrics``; ``raw=True``: the undecoded bytes; ``stream=True``: a ``Stream`` to
+        read the body from as it arrives). Raises typed ``KubeError``s. Retries
+        (``kube/retry.py``) stay within ``--request-timeout``."""
         import urllib3
 
         url = self.server + path
@@ -107,41 +102,35 @@ class KubeClient:
             data = body if isinstance(body, (bytes, str)) else json.dumps(body)
             content_type = content_type or "application/json"
         accept = "text/plain" if text else "application/json"
-        timeout_s = self.opts.request_timeout
-        deadline = self.clock.monotonic() + timeout_s
-        attempt = 0
+        attempts = retry.Attempts(method, self.clock.monotonic() + self.opts.request_timeout, self.clock)
         while True:
-            attempt += 1
-            remaining = max(0.5, deadline - self.clock.monotonic())
+            attempts.tries += 1
+            remaining = max(0.5, attempts.remaining())
             timeout = urllib3.Timeout(connect=min(remaining, 10.0), read=remaining)
             started = self.clock.monotonic()
             try:
                 resp = self._pool.request(method, url, body=data, headers=self._headers(content_type, accept),
-                                          timeout=timeout, preload_content=True, retries=False)
-            except (urllib3.exceptions.ProtocolError, urllib3.exceptions.NewConnectionError,
-                    urllib3.exceptions.ConnectTimeoutError, urllib3.exceptions.ReadTimeoutError,
-                    urllib3.exceptions.SSLError, urllib3.exceptions.MaxRetryError,
-                    urllib3.exceptions.HTTPError, OSError) as e:
-                retryable = not isinstance(e, (urllib3.exceptions.SSLError,))
-                if retryable and attempt < MAX_ATTEMPTS and self.clock.monotonic() < deadline:
-                    self._sleep(attempt, deadline, None)
+                                          timeout=timeout, preload_content=not stream, retries=False)
+            except (urllib3.exceptions.HTTPError, OSError) as e:
+                what = _connection_error(e)
+                log.debug("%s %s: %s (%s)", method, url, e, what)
+                wait = attempts.after_error(what)
+                if wait is not None:
+                    self.clock.sleep(wait)
                     continue
+                if what == retry.BROKEN and method not in retry.IDEMPOTENT:
+                    raise self._broken_write(e, method, target) from None
                 raise self._unreachable(e) from None
             finally:
                 with self._stats_lock:
                     self.stats.requests += 1
+            if stream and 200 <= resp.status < 300:
+                return Stream(self, resp, method, url, started, attempts.deadline)
             payload = resp.data or b""
             status, retry_after = resp.status, resp.headers.get("Retry-After")
             del resp  # the body is now held once, in `payload`
             elapsed_ms = (self.clock.monotonic() - started) * 1000
-            with self._stats_lock:
-                self.stats.bytes_read += len(payload)
-                self.stats.calls.append({"method": method, "path": url[len(self.server):], "status": status,
-                                         "bytes": len(payload), "ms": round(elapsed_ms, 1)})
-            log.debug("%s %s -> %s (%d bytes, %.0f ms)", method, url, status, len(payload), elapsed_ms)
-            if status in RETRY_STATUSES and attempt < MAX_ATTEMPTS and self.clock.monotonic() < deadline:
-                self._sleep(attempt, deadline, retry_after)
-                continue
+            self._count(method, url, status, len(payload), elapsed_ms, started)
             if 200 <= status < 300:
                 if text:
                     return payload.decode("utf-8", "replace")
@@ -149,16 +138,16 @@ class KubeClient:
                     return payload
                 if not payload:
                     return {}
-                decoded = _json_text(payload)
+                decoded = json_text(payload)
                 del payload  # the bytes go before the objects are built: a body is held once
                 return json.loads(decoded)
-            raise self._http_error(status, payload, target)
-
-    def _sleep(self, attempt: int, deadline: float, retry_after: str | None) -> None:
-        delay = min(2.0, 0.2 * (2 ** (attempt - 1))) * (0.8 + 0.4 * random.random())
-        if retry_after and retry_after.isdigit():
-            delay = max(delay, min(float(retry_after), 5.0))
-        self.clock.sleep(max(0.0, min(delay, deadline - self.clock.monotonic())))
+            wait = attempts.after_status(status, retry_after)
+            if wait is not None:
+                if status == retry.THROTTLED:
+                    retry.say_throttled(wait, self.opts.env.stderr)
+                self.clock.sleep(wait)
+                continue
+            raise self._http_error(status, payload, target, retry_after)
 
     def _unreachable(self, e: Exception) -> errors.Unreachable:
         reason = str(getattr(e, "reason", None) or e)
@@ -175,9 +164,33 @@ class KubeClient:
         return errors.Unreachable(f"cannot reach the API server at {self.server}{context}: {reason}",
                                   "check --context/--kubeconfig and that the cluster is up")
 
-    def _http_error(self, status: int, payload: bytes, t: Target) -> errors.KubeError:
+    def _count(self, method: str, url: str, status: int, size: int, elapsed_ms: float, started: float,
+               wait_ms: float | None = None) -> None:
+        from .. import stats
+
+        call = {"method": method, "path": url[len(self.server):], "status": status, "bytes": size,
+                "at": round((started - stats.started()) * 1000, 1), "ms": round(elapsed_ms, 1)}
+        if wait_ms is not None:
+            call["waitMs"] = round(wait_ms, 1)
+        with self._stats_lock:
+            self.stats.bytes_read += size
+            self.stats.calls.append(call)
+        log.debug("%s %s -> %s (%d bytes, %.0f ms)", method, url, status, size, elapsed_ms)
+
+    def _broken_write(self, e: Exception, method: str, t: Target) -> errors.Unreachable:
+        """A write whose connection broke after it was sent: it is not sent again (the server may
+        have applied it), and the message says so."""
+        reason = str(getattr(e, "reason", None) or e)
+        what = errors.describe_target(t.verb, t.resource, t.namespace, t.name)
+        return errors.Unreachable(f"cannot {what}: the connection to the API server at {self.server} broke "
+                                  f"after the {method} was sent ({reason}); the change may or may not have "
+                                  "been applied", "look at the object, then run the command again")
+
+    def _http_error(self, status: int, payload: bytes, t: Target, retry_after: str | None = None) -> errors.KubeError:
+        reason = ""
         try:
-            message = json.loads(payload).get("message") or ""
+            doc = json.loads(payload)
+            message, reason = doc.get("message") or "", doc.get("reason") or ""
         except (ValueError, AttributeError):
             message = payload.decode("utf-8", "replace")[:200]
         what = errors.describe_target(t.verb, t.resource, t.namespace, t.name)
@@ -193,45 +206,21 @@ class KubeClient:
             return errors.NotFound(f"cannot {what}: not found", status=404)
         if status == 409:
             return errors.Conflict(f"cannot {what}: {message or 'conflict'}", status=409)
+        if status == 410:
+            return errors.Expired(f"cannot {what}: HTTP 410 {reason or 'Gone'}: {message}".rstrip(": "), status=410)
         if status == 422:
             return errors.Invalid(f"cannot {what}: {message or 'invalid'}", status=422)
+        if status == retry.THROTTLED:
+            asked = f", asking to retry after {retry_after}s" if retry_after else ""
+            return errors.ServerError(
+                f"cannot {what}: the API server is still throttling requests (429 Too Many Requests{asked}) "
+                f"within --request-timeout ({self.opts.request_timeout:g}s)",
+                "try again later, or give a longer --request-timeout", status=status)
         return errors.ServerError(f"cannot {what}: HTTP {status}: {message}".rstrip(": "), status=status)
 
     # ---- helpers -----------------------------------------------------------------------------
     def get(self, path: str, target: Target, query: dict[str, Any] | None = None) -> Any:
         return self.request("GET", path, target, query=query)
-
-    def list_pages(self, path: str, target: Target, query: dict[str, Any] | None = None,
-                   page_size: int = PAGE_SIZE) -> Iterator[dict[str, Any]]:
-        """Yield list pages, following ``continue`` tokens.
-
-        The next page is requested as soon as this one has arrived (its token is read from the
-        head of the raw page, before the page is parsed), so that the server encodes and sends
-        page N+1 while page N is parsed and consumed here; at most one page is fetched ahead."""
-        params = dict(query or {})
-        params["limit"] = page_size
-        ahead: _Fetch | None = None
-        payload: bytes = self.request("GET", path, target, query=params, raw=True)
-        while True:
-            peeked = _peek_continue(payload)
-            if peeked:
-                ahead = _Fetch(lambda p=dict(params, **{"continue": peeked}): self.request(
-                    "GET", path, target, query=p, raw=True))
-            decoded = _json_text(payload)
-            del payload
-            page = json.loads(decoded) if decoded else {}
-            del decoded
-            token = (page.get("metadata") or {}).get("continue")
-            yield page
-            del page
-            if not token:
-                return
-            params["continue"] = token
-            if ahead is not None and peeked == token:
-                payload = ahead.result()
-            else:  # the head did not show the token: fetch it now
-                payload = self.request("GET", path, target, query=params, raw=True)
-            ahead = None
 
 
 def _quiet_insecure_warning() -> None:
@@ -244,40 +233,60 @@ def _quiet_insecure_warning() -> None:
     warnings.filterwarnings("ignore", category=urllib3.exceptions.InsecureRequestWarning)
 
 
-# The list's own metadata comes before its items: {"kind":…,"apiVersion":…,"metadata":{…,"continue":"…"},
-_CONTINUE = re.compile(rb'^\{[^{]*"metadata":\{[^{}]*"continue":("[A-Za-z0-9_=+/.-]*")')
+class Stream:
+    """The body of a successful GET, read as it arrives (``read(n)``, as a file is); ``close()``
+    when done. A broken connection, or ``--request-timeout`` passing before the body is read,
+    raises ``errors.Unreachable``."""
+
+    def __init__(self, client: KubeClient, resp: Any, method: str, url: str, started: float, deadline: float):
+        self._client, self._resp, self._method, self._url = client, resp, method, url
+        self._started, self._deadline = started, deadline
+        self.size = 0
+        self.waited = 0.0  # seconds spent in read(): waiting for bytes (and decrypting them)
+        self.status: int = resp.status
+
+    def read(self, n: int = -1) -> bytes:
+        import urllib3
+
+        if self._client.clock.monotonic() > self._deadline:
+            raise errors.Unreachable(f"the answer to GET {self._url} did not arrive within --request-timeout "
+                                     f"({self._client.opts.request_timeout:g}s)")
+        began = self._client.clock.monotonic()
+        try:
+            data: bytes = self._resp.read(None if n < 0 else n)
+        except (urllib3.exceptions.HTTPError, OSError) as e:
+            raise errors.Unreachable(f"the connection broke while GET {self._url} was read: "
+                                     f"{getattr(e, 'reason', None) or e}") from None
+        finally:
+            self.waited += self._client.clock.monotonic() - began
+        self.size += len(data)
+        return data
+
+    def close(self) -> None:
+        if self._resp is None:
+            return
+        if not self._resp.isclosed():  # not read to its end: the connection cannot serve another request
+            self._resp.close()
+        self._resp.release_conn()
+        self._resp = None
+        self._client._count(self._method, self._url, self.status, self.size,
+                            (self._client.clock.monotonic() - self._started) * 1000, self._started, self.waited * 1000)
 
 
-def _peek_continue(payload: bytes) -> str | None:
-    """The ``continue`` token of a raw list page, read from its first bytes (None if not there)."""
-    m = _CONTINUE.match(payload[:4096])
-    return json.loads(m.group(1)) if m else None
-
-
-def _json_text(payload: bytes) -> str:
+def json_text(payload: bytes) -> str:
     """The body as text, decoded as ``json.loads`` decodes bytes (so that the caller can drop the
     bytes before parsing)."""
     return payload.decode(json.detect_encoding(payload), "surrogatepass") if payload else ""
 
 
-class _Fetch:
-    """One request on a daemon thread (never keeps the process alive, e.g. after Ctrl-C)."""
+def _connection_error(e: BaseException) -> str:
+    """What a connection error means for a retry (``retry.NOT_SENT``, ``BROKEN`` or ``TLS``)."""
+    import urllib3
 
-    def __init__(self, fn: Any):
-        self._fn = fn
-        self._value: Any = None
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, daemon=True, name="kueue-dra-list-page")
-        self._thread.start()
-
-    def _run(self) -> None:
-        try:
-            self._value = self._fn()
-        except BaseException as e:  # noqa: BLE001 - handed to the caller
-            self._error = e
-
-    def result(self) -> Any:
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        return self._value
+    if isinstance(e, urllib3.exceptions.SSLError):
+        return retry.TLS
+    if isinstance(e, urllib3.exceptions.ConnectTimeoutError):  # includes NewConnectionError
+        return retry.NOT_SENT
+    if isinstance(e, urllib3.exceptions.MaxRetryError) and isinstance(e.reason, BaseException):
+        return _connection_error(e.reason)
+    return retry.BROKEN  # reset, closed mid-answer, read timeout

@@ -13,12 +13,16 @@ rather than the number of devices:
   keeps every entry but without ``fieldsV1`` (the per-field ownership tree, nothing reads it).
 
 Values stay plain dicts/lists equal to what was parsed, so nothing downstream changes — but they
-are shared: objects read through a ClusterView are read-only.
+are shared: objects read through a ClusterView are read-only. ``parts`` names the shared
+capacities, counter consumptions, pools and shared counter sets (the compactor keeps them alive),
+so that the shape check (``k8s.shape``) looks at each of them once, not once per device.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from ..k8s.shape import SharedParts
 
 Obj = dict[str, Any]
 
@@ -36,6 +40,8 @@ class SliceCompactor:
         self._devices = 0
         self._unique: set[str] = set()  # attributes whose values are (nearly) all distinct
         self._strings: dict[str, str] = {}
+        self._templates: dict[tuple[Any, Any], Obj] = {}  # (driver, device name) -> textual attributes
+        self.parts = SharedParts()
 
     def _share(self, part: str, name: Any, value: Any) -> Any:
         """An equal value seen before under (part, name), else remember this one."""
@@ -43,12 +49,14 @@ class SliceCompactor:
         seen = self._parts.get(key)
         if seen is None:
             self._parts[key] = [value]
+            self.parts.hold(value)
             return value
         for candidate in seen:
             if candidate is value or candidate == value:
                 return candidate
         if len(seen) < _CANDIDATES:
             seen.append(value)
+            self.parts.hold(value)
         return value
 
     def _string(self, s: Any) -> Any:
@@ -95,6 +103,7 @@ class SliceCompactor:
             seen = table.get(key)
             if seen is None:
                 table[key] = [value]
+                self.parts.hold(value)
                 continue
             for candidate in seen:
                 if candidate is value or candidate == value:
@@ -103,26 +112,54 @@ class SliceCompactor:
             else:
                 if len(seen) < _CANDIDATES:
                     seen.append(value)
+                    self.parts.hold(value)
         attrs = device.get("attributes")
-        if isinstance(attrs, dict):
-            self._devices += 1
-            values, unique, distinct = self._values, self._unique, self._distinct
-            for attr, v in attrs.items():
-                if attr in unique or type(v) is not dict or len(v) != 1:
-                    continue
-                ((typ, x),) = v.items()
-                if type(x) not in _SCALARS:
-                    continue
-                k = (attr, typ, x)
-                shared = values.get(k)
-                if shared is None:
-                    values[k] = v
-                    n = distinct[attr] = distinct.get(attr, 0) + 1
-                    if n > 256 and 2 * n > self._devices:  # an identity (uuid): not worth keeping
-                        unique.add(attr)
-                        self._values = values = {w: o for w, o in values.items() if w[0] != attr}
-                elif shared is not v and type(shared[typ]) is type(x):
-                    attrs[attr] = shared
+        if type(attrs) is not dict:
+            return
+        template = self._templates.get(key)
+        if template is None:  # the first device of this name: its values shared through the table
+            self._attributes(attrs)
+            self._templates[key] = {a: v for a, v in attrs.items() if _textual(v)}
+            return
+        # the next ones: compared with the first, attribute by attribute (a uuid differs, the rest
+        # is equal); a textual value equal to the first's is of the same type, so nothing changes
+        rest = None
+        for attr, v in attrs.items():
+            t = template.get(attr)
+            if t is None:
+                rest = True
+            elif t is not v and t == v:
+                attrs[attr] = t
+        if rest:
+            self._attributes({a: v for a, v in attrs.items() if a not in template}, attrs)
+
+    def _attributes(self, attrs: Obj, owner: Obj | None = None) -> None:
+        """Share each attribute value with an equal one seen before (any device name)."""
+        owner = attrs if owner is None else owner
+        self._devices += 1
+        values, unique, distinct = self._values, self._unique, self._distinct
+        for attr, v in attrs.items():
+            if attr in unique or type(v) is not dict or len(v) != 1:
+                continue
+            ((typ, x),) = v.items()
+            if type(x) not in _SCALARS:
+                continue
+            k = (attr, typ, x)
+            shared = values.get(k)
+            if shared is None:
+                values[k] = v
+                n = distinct[attr] = distinct.get(attr, 0) + 1
+                if n > 256 and 2 * n > self._devices:  # an identity (uuid): not worth keeping
+                    unique.add(attr)
+                    self._values = values = {w: o for w, o in values.items() if w[0] != attr}
+            elif shared is not v and type(shared[typ]) is type(x):
+                owner[attr] = shared
+
+
+def _textual(value: Any) -> bool:
+    """An attribute value whose one field is a string (``{"string": …}``, ``{"version": …}``): a
+    value equal to it is of the same type."""
+    return type(value) is dict and len(value) == 1 and type(next(iter(value.values()))) is str
 
 
 def _key(value: Any) -> Any:

@@ -90,6 +90,10 @@ class ServerError(KubeError):
     """The server answered with an error we do not map to anything more specific."""
 
 
+class Expired(KubeError):
+    """410: what the request named is gone, e.g. a list's ``continue`` token after compaction."""
+
+
 class Conflict(KubeError):
     """409: the object changed since it was read (resourceVersion precondition failed)."""
 

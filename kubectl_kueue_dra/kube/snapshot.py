@@ -112,12 +112,12 @@ def _objects(doc: Any) -> Iterator[dict[str, Any]]:
         yield doc
 
 
-def load_objects(path: str, opened_at: str | None = None) -> list[dict[str, Any]]:
+def load_objects(path: str, compact: Any = None, opened_at: str | None = None) -> list[dict[str, Any]]:
     """The objects of the files at ``path`` (read at ``opened_at`` when the path is relative to
     another directory than the process's)."""
     from .compact import SliceCompactor
 
-    compact = SliceCompactor()  # ResourceSlices of big JSON Lists are made small while reading
+    compact = compact or SliceCompactor()  # ResourceSlices of big JSON Lists are made small while reading
     objects: list[dict[str, Any]] = []
     for file in _files(opened_at or path, path):
         for doc in _documents(file, compact):
@@ -131,4 +131,7 @@ def load_objects(path: str, opened_at: str | None = None) -> list[dict[str, Any]
 
 
 def load_snapshot(path: str, default_namespace: str | None = None, *, opened_at: str | None = None) -> SnapshotView:
-    return SnapshotView(load_objects(path, opened_at), path, default_namespace or "default")
+    from .compact import SliceCompactor
+
+    compact = SliceCompactor()
+    return SnapshotView(load_objects(path, compact, opened_at), path, default_namespace or "default", compact.parts)

@@ -13,10 +13,11 @@ from typing import Any
 from collections.abc import Callable
 
 from ..k8s.object_shapes import GENERIC, SHAPES
-from ..k8s.shape import Malformed, check_object
+from ..k8s.shape import Malformed, SharedParts, check_object
 from . import errors
 from .convert import to_v1
 from .kinds import KINDS, Kind
+from .listing import read_list
 
 Obj = dict[str, Any]
 Objs = list[Obj]  # (inside ClusterView, ``list`` is the method)
@@ -71,6 +72,8 @@ class ClusterView(ABC):
         #: fields of the wrong type, removed where the objects came in (``k8s.shape``)
         self.malformed: list[Malformed] = []
         self._checked: set[int] = set()
+        #: the parts ResourceSlices share (``kube/compact.py``), each checked once
+        self._shared: SharedParts | None = None
 
     # -- the interface ------------------------------------------------------------------------
     def list(self, kind: str, namespace: str | None = None, *,
@@ -112,7 +115,8 @@ class ClusterView(ABC):
         recorded in ``malformed``."""
         if id(obj) not in self._checked:
             self._checked.add(id(obj))
-            self.note_malformed(check_object(kind, obj, SHAPES.get(kind, GENERIC)))
+            shared = self._shared if kind == "ResourceSlice" else None
+            self.note_malformed(check_object(kind, obj, SHAPES.get(kind, GENERIC), shared))
         return obj
 
     def note_malformed(self, found: MalformedList) -> None:
@@ -165,6 +169,7 @@ class ClusterView(ABC):
             from .compact import SliceCompactor
 
             self._slice_compactor = SliceCompactor()
+            self._shared = self._slice_compactor.parts
         return self._slice_compactor
 
     @abstractmethod
@@ -245,15 +250,32 @@ class LiveView(ClusterView):
         if label_selector:
             query["labelSelector"] = label_selector
         target = _target("list", kind.resource, namespace)
-        items: list[Obj] = []
         group_version = f"{kind.group}/{version}" if kind.group else version
         compact = self._compactor() if kind.kind == "ResourceSlice" else None
-        for page in self.client.list_pages(self._path(kind, version, namespace), target, query):
-            for item in page.get("items") or []:
-                item.setdefault("apiVersion", group_version)
-                item.setdefault("kind", kind.kind)
-                item = to_v1(item)
-                items.append(compact(item) if compact else item)  # page by page: see kube/compact.py
+        shape = SHAPES.get(kind.kind, GENERIC)
+        found: MalformedList = []
+        checked: list[int] = []
+
+        def on_item(item: Obj) -> Obj:
+            """Each item as its page is parsed, while the next page is on its way: the v1 shape,
+            compacted (``kube/compact.py``), fields of the wrong type removed."""
+            item.setdefault("apiVersion", group_version)
+            item.setdefault("kind", kind.kind)
+            item = to_v1(item)
+            if compact is not None:
+                item = compact(item)
+            found.extend(check_object(kind.kind, item, shape, self._shared))
+            checked.append(id(item))
+            self._checked.add(id(item))
+            return item
+
+        def on_restart() -> None:  # the items read so far are dropped: so is what was found in them
+            self._checked.difference_update(checked)
+            checked.clear()
+            found.clear()
+
+        items = read_list(self.client, self._path(kind, version, namespace), target, query, on_item, on_restart)
+        self.note_malformed(found)
         return items
 
     def _get(self, kind: Kind, name: str, namespace: str | None) -> Obj | None:
@@ -277,8 +299,10 @@ def _target(verb: str, resource: str, namespace: str | None = None, name: str | 
 class SnapshotView(ClusterView):
     """Objects loaded from files; see ``kube/snapshot.py`` for the accepted layouts."""
 
-    def __init__(self, objects: list[Obj], source: str, default_namespace: str = "default"):
+    def __init__(self, objects: list[Obj], source: str, default_namespace: str = "default",
+                 shared: SharedParts | None = None):
         super().__init__()
+        self._shared = shared
         self.source = f"snapshot {source}"
         self.default_namespace = default_namespace
         self._by_kind: dict[str, list[Obj]] = {}

@@ -8,13 +8,13 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
 from kubectl_kueue_dra.dra.cel import CelError, CelEvalError, SelectorEvaluator
 from kubectl_kueue_dra.dra.devices import MatchCount, ShapeIndex, count_matching, group_pools
-from kubectl_kueue_dra.kube import errors, jsonstream
-from kubectl_kueue_dra.kube.client import KubeClient
+from kubectl_kueue_dra.kube import jsonstream
 from kubectl_kueue_dra.kube.compact import SliceCompactor
 from kubectl_kueue_dra.kube.snapshot import load_objects
 from kubectl_kueue_dra.kueue.charge import ChargeEngine, ChargeInputs
@@ -252,6 +252,31 @@ def test_streaming_reader_equals_json_loads(doc, chunk, indent):
     assert jsonstream.load(io.BytesIO(b"  \n" + raw + b"\n "), lambda x: x, chunk) == json.loads(raw)
 
 
+API_ITEMS = [{"metadata": {"name": f"s{i}"}, "spec": {"devices": [{"name": "a"}, {"name": "b"}]}} for i in range(40)]
+NESTED = [{"metadata": {"name": "x"}, "spec": {"templates": [{"metadata": {"n": 1}}, {"metadata": {"n": 2}}]}}] * 9
+
+
+@pytest.mark.parametrize("items", [API_ITEMS, NESTED + API_ITEMS + NESTED], ids=["api", "nested"])
+@pytest.mark.parametrize("chunk", [1, 5, 97, 1000, 1 << 20])
+def test_streaming_reader_reads_api_lists_in_batches(items, chunk):
+    """A list as the API server writes it ({"metadata": first, compact) is read in batches of
+    items; a '},{"metadata":' inside an item does not cut it."""
+    raw = json.dumps({"kind": "List", "metadata": {"resourceVersion": "3"}, "items": items}, separators=(",", ":"))
+    seen = []
+    doc = jsonstream.load(io.BytesIO(raw.encode()), lambda x: seen.append(x) or x, chunk)
+    assert doc == json.loads(raw) and seen == items
+
+
+def test_streaming_reader_searches_for_batches_once_per_chunk():
+    """A list whose items do not start with "metadata" (kubectl's output) is read item by item
+    without searching the whole buffer again for each item (that made a 145 MiB file 9x slower)."""
+    items = [{"apiVersion": "v1", "kind": "X", "n": i} for i in range(50_000)]
+    raw = json.dumps({"items": items}, separators=(",", ":")).encode()
+    started = time.perf_counter()
+    assert jsonstream.load(io.BytesIO(raw), lambda x: x)["items"] == items  # one 16 MiB chunk
+    assert time.perf_counter() - started < 5  # ~0.1 s; searching per item: minutes
+
+
 @pytest.mark.parametrize("text", ['{"items": [1, 2', '{"a": 1} x', '{"a" 1}', '{"items": [1,]}', '', '{"a": tru}',
                                   '{"a": 1.}', '[1]'])
 def test_streaming_reader_rejects_what_json_rejects(text):
@@ -287,48 +312,3 @@ def test_stats_report(tmp_path):
     assert stats["exitCode"] == 0 and stats["requests"] == 0 and stats["calls"] == []
     assert 0 < stats["celEvaluations"] <= 4 * 2  # 4 classes × 2 shapes (GPU, MIG), not 240 devices
     assert stats["celCacheHits"] >= 0 and stats["maxRssKiB"] > 0 and stats["wallSeconds"] > 0
-
-
-# ---- list pages, one fetched ahead -----------------------------------------------------------
-
-class PagedClient(KubeClient):
-    """KubeClient.list_pages over canned raw pages, recording the queries."""
-
-    def __init__(self, pages, fail_on="-"):
-        self.pages, self.fail_on, self.queries = pages, fail_on, []
-
-    def request(self, method, path, target, *, query=None, raw=False, **kw):
-        assert raw and method == "GET"
-        self.queries.append(dict(query))
-        token = query.get("continue")
-        if token == self.fail_on:
-            raise errors.Forbidden("list", "resourceslices", None, None, "me")
-        return self.pages[token]
-
-
-def page(items, token=None, metadata_last=False):
-    meta = {"resourceVersion": "1", **({"continue": token} if token else {})}
-    doc = {"kind": "ResourceSliceList", "apiVersion": "resource.k8s.io/v1", "metadata": meta, "items": items}
-    if metadata_last:  # a server that writes items first: the token is only known after parsing
-        doc = {"items": items, "metadata": meta}
-    return json.dumps(doc, separators=(",", ":")).encode()
-
-
-@pytest.mark.parametrize("metadata_last", [False, True])
-def test_list_pages_follow_tokens_with_one_page_ahead(metadata_last):
-    pages = {None: page([1, 2], "eyJ2IjoxfQ==", metadata_last), "eyJ2IjoxfQ==": page([3], "t-2_x", metadata_last),
-             "t-2_x": page([4], None, metadata_last)}
-    client = PagedClient(pages)
-    got = [p["items"] for p in client.list_pages("/apis/x", None, {"fieldSelector": "spec.driver=d"}, page_size=2)]
-    assert got == [[1, 2], [3], [4]]
-    assert [q.get("continue") for q in client.queries] == [None, "eyJ2IjoxfQ==", "t-2_x"]
-    assert all(q["limit"] == 2 and q["fieldSelector"] == "spec.driver=d" for q in client.queries)
-
-
-def test_list_pages_error_of_the_page_ahead_is_raised_in_order():
-    client = PagedClient({None: page([1], "a"), "a": page([2], "b")}, fail_on="b")
-    pages = client.list_pages("/apis/x", None)
-    assert next(pages)["items"] == [1]
-    assert next(pages)["items"] == [2]
-    with pytest.raises(errors.Forbidden):
-        next(pages)

@@ -1,5 +1,7 @@
 """LiveView asks the server for each object at most once per run."""
 
+import io
+import json
 from collections import Counter
 
 from kubectl_kueue_dra.kube import errors
@@ -32,14 +34,17 @@ class RecordingClient:
             return dict(DEPLOY)
         raise AssertionError(path)
 
-    def list_pages(self, path, target, query=None):
+    def request(self, method, path, target, *, query=None, stream=False, **_):
+        """A list request (the view reads lists through ``kube/listing.py``): the whole list."""
+        assert method == "GET" and stream and "limit" not in query
         self.calls[path] += 1
         if path == "/apis/resource.k8s.io/v1/deviceclasses":
-            yield {"items": [dict(c) for c in CLASSES], "metadata": {}}
+            items = [dict(c) for c in CLASSES]
         elif path == "/apis/apps/v1/deployments":
-            yield {"items": [dict(DEPLOY)], "metadata": {}}
+            items = [dict(DEPLOY)]
         else:
             raise AssertionError(path)
+        return io.BytesIO(json.dumps({"metadata": {"resourceVersion": "7"}, "items": items}).encode())
 
 
 def test_each_list_and_get_once():

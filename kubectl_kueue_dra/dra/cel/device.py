@@ -24,7 +24,7 @@ from .lib import CelQuantity, Semver, SemverError
 
 __all__ = ["device_activation", "device_shape_key", "projected_key"]
 
-_LIST_KEYS = ("ints", "bools", "strings", "versions")
+_LIST_KEYS = frozenset({"ints", "bools", "strings", "versions"})
 
 # -- the device variable -------------------------------------------------------------------
 
@@ -163,7 +163,7 @@ def _attribute_problem(driver: str, device: dict[str, Any], dialect: CelDialect 
     for name, a in (device.get("attributes") or {}).items():
         if not isinstance(a, dict):
             return str(name)
-        if not dialect.list_attributes and any(k in a for k in _LIST_KEYS):
+        if not dialect.list_attributes and not _LIST_KEYS.isdisjoint(a):
             try:
                 _attribute_value(name, a, dialect)
             except CelEvalError as e:
