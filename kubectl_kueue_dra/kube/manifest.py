@@ -59,8 +59,32 @@ def _documents(docs: list[Any]) -> list[Any]:
     return out
 
 
-def read_manifest(path: str, stdin: IO[str] | None = None) -> Manifest:
-    """The workloads in ``path`` (``-`` reads ``stdin``) and the objects beside them."""
+#: what kubectl reads from a directory (a file named on the command line is read whatever its name)
+MANIFEST_EXTENSIONS = (".json", ".yaml", ".yml")
+
+
+def manifest_files(paths: list[str], recursive: bool = False) -> list[str]:
+    """The files ``-f`` names, as kubectl finds them: a file as given, ``-`` for stdin, a
+    directory's .json/.yaml/.yml files in name order (its subdirectories too with ``-R``)."""
+    import os
+
+    files: list[str] = []
+    for path in paths:
+        if path == "-" or not os.path.isdir(path):
+            files.append(path)
+            continue
+        found = []
+        for top, dirs, names in os.walk(path):
+            dirs[:] = sorted(dirs) if recursive else []
+            found += [os.path.join(top, n) for n in names if n.endswith(MANIFEST_EXTENSIONS)]
+        if not found:
+            raise UsageError(f"-f {path}: no .json, .yaml or .yml file in it"
+                             + ("" if recursive else " (-R reads its subdirectories)"))
+        files += sorted(found)
+    return files
+
+
+def _read_documents(path: str, stdin: IO[str] | None) -> list[Any]:
     import yaml
 
     try:
@@ -74,16 +98,29 @@ def read_manifest(path: str, stdin: IO[str] | None = None) -> Manifest:
     except (NotUtf8, UnicodeDecodeError) as e:
         raise UsageError(f"-f {path}: {e if isinstance(e, NotUtf8) else 'not UTF-8 text'}") from None
     try:
-        docs = _documents(list(yaml.safe_load_all(text)))
+        return _documents(list(yaml.safe_load_all(text)))
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f":{mark.line + 1}" if mark else ""
         raise UsageError(f"-f {path}{where}: malformed YAML: {getattr(e, 'problem', None) or e}") from None
+
+
+def read_manifest(paths: str | list[str], stdin: IO[str] | None = None, recursive: bool = False) -> Manifest:
+    """The workloads of every file ``paths`` name (``-`` reads ``stdin``; a directory its
+    manifests), in order, and the objects beside them: a template in one file serves a Job in
+    another, as when they are applied together."""
+    paths = [paths] if isinstance(paths, str) else list(paths)
+    files = manifest_files(paths, recursive)
+    if files.count("-") > 1:
+        raise UsageError("-f - (standard input) can be given only once")
+    docs = [d for path in files for d in _read_documents(path, stdin)]
+    named = " ".join(f"-f {p}" for p in paths)
     workloads = [dict(d) for d in docs if isinstance(d, dict) and d.get("kind") in WORKLOAD_KINDS]
     if not workloads:
         kinds = ", ".join(sorted({str(d.get("kind")) for d in docs if isinstance(d, dict)})) or "nothing"
-        raise UsageError(f"-f {path}: no Job, Pod, JobSet or Workload in it (found {kinds})")
-    manifest = Manifest(f"-f {path}", workloads)
+        raise UsageError(f"{named}: no Job, Pod, JobSet or Workload in {'it' if len(files) == 1 else 'them'} "
+                         f"(found {kinds})")
+    manifest = Manifest(named, workloads)
     for d in docs:
         if isinstance(d, dict) and d.get("kind") not in WORKLOAD_KINDS:
             obj = to_v1(dict(d))

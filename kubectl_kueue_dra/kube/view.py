@@ -32,26 +32,8 @@ def _field(obj: Obj, dotted: str) -> Any:
     return value
 
 
-def _label_matches(obj: Obj, selector: str | None) -> bool:
-    if not selector:
-        return True
-    labels = (obj.get("metadata") or {}).get("labels") or {}
-    for term in selector.split(","):
-        term = term.strip()
-        if "!=" in term:
-            k, v = term.split("!=", 1)
-            if labels.get(k.strip()) == v.strip():
-                return False
-        elif "=" in term:
-            k, v = term.split("=", 1)
-            if labels.get(k.strip()) != v.strip().lstrip("="):
-                return False
-        elif term.startswith("!"):
-            if term[1:] in labels:
-                return False
-        elif term not in labels:
-            return False
-    return True
+#: the key under which a user's --field-selector string rides among the plugin's own equalities
+_USER_FIELDS = "\0user"
 
 
 class ClusterView(ABC):
@@ -74,9 +56,15 @@ class ClusterView(ABC):
 
     # -- the interface ------------------------------------------------------------------------
     def list(self, kind: str, namespace: str | None = None, *,
-             field_selector: dict[str, str] | None = None, label_selector: str | None = None) -> list[Obj]:
+             field_selector: dict[str, str] | None = None, label_selector: str | None = None,
+             fields: str | None = None) -> list[Obj]:
+        """The objects of ``kind``; ``label_selector`` and ``fields`` are the user's ``-l`` and
+        ``--field-selector`` strings (checked by ``k8s.selectors``), ``field_selector`` equalities
+        the plugin itself asks for."""
         k = KINDS[kind]
         ns = namespace if k.namespaced else None
+        if fields:
+            field_selector = {**(field_selector or {}), _USER_FIELDS: fields}
         key = (kind, ns, tuple(sorted((field_selector or {}).items())), label_selector)
         if key not in self._cache:
             # A cluster-wide list already fetched answers narrower questions without a request.
@@ -154,10 +142,15 @@ class ClusterView(ABC):
                  label_selector: str | None) -> bool:
         if namespace is not None and (obj.get("metadata") or {}).get("namespace") != namespace:
             return False
+        from ..k8s.selectors import fields_match, labels_match, parse_fields, parse_labels
+
         for path, want in (field_selector or {}).items():
-            if str(_field(obj, path)) != want:
+            if path == _USER_FIELDS:
+                if not fields_match(parse_fields(want), obj):
+                    return False
+            elif str(_field(obj, path)) != want:
                 return False
-        return _label_matches(obj, label_selector)
+        return not label_selector or labels_match(parse_labels(label_selector), obj)
 
     def _compactor(self) -> Any:
         """One SliceCompactor per view, so that every list of ResourceSlices shares its parts."""
@@ -241,7 +234,7 @@ class LiveView(ClusterView):
             return []
         query: dict[str, Any] = {}
         if field_selector:
-            query["fieldSelector"] = ",".join(f"{k}={v}" for k, v in field_selector.items())
+            query["fieldSelector"] = ",".join(v if k == _USER_FIELDS else f"{k}={v}" for k, v in field_selector.items())
         if label_selector:
             query["labelSelector"] = label_selector
         target = _target("list", kind.resource, namespace)

@@ -5,6 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from .output import Style, findings_text, table
+from .printers.emit import Listing
+
+#: custom-columns and --sort-by: one item per mapping (not an object of its own: no -o name)
+MAP_LISTING = Listing("mappings")
+
 
 def target_text(target: dict[str, Any] | None) -> str:
     if not target or not target.get("kind"):

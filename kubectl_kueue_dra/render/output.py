@@ -5,17 +5,21 @@ function that turns that document into text. JSON and YAML print the document un
 human and machine outputs can never disagree.
 """
 
-import json
+from __future__ import annotations
+
 import os
 import sys
-from typing import Any
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from .terminal import coloured, safe
 
-FORMATS = ("table", "wide", "json", "yaml")
+if TYPE_CHECKING:
+    from .printers.emit import Listing
+    from .printers.spec import OutputSpec
+
 
 _SEVERITY_STYLE = {"error": "red", "warning": "yellow", "info": "cyan"}
 _STATUS_STYLE = {"pass": "green", "warn": "yellow", "fail": "red", "skip": "bright_black", "info": "cyan"}
@@ -66,14 +70,14 @@ def findings_text(findings: list[dict[str, Any]], style: Style, indent: str = ""
     return "\n".join(lines)
 
 
-def emit(document: dict[str, Any], fmt: str, text: Callable[[dict[str, Any]], str]) -> None:
-    if fmt == "json":
-        click.echo(json.dumps(document, indent=2, sort_keys=False))
-    elif fmt == "yaml":
-        import yaml
+def emit(document: dict[str, Any], spec: "OutputSpec", text: Callable[[dict[str, Any]], str],
+         listing: "Listing | None" = None, quantity: Callable[[str], Any] | None = None) -> None:
+    """Print ``document`` as ``spec`` says (``printers.emit``): sorted by ``--sort-by``, then as
+    data (JSON, YAML, JSONPath: exact) or as text for a terminal (escaped)."""
+    from .printers.emit import Listing, formatted, sorted_document
 
-        click.echo(yaml.safe_dump(document, sort_keys=False, default_flow_style=False).rstrip())
-    else:
-        out = text(document)
-        if out:
-            click.echo(safe(out), color=True)  # the text has colour codes only when Style enabled them
+    listing = listing or Listing()
+    document = sorted_document(document, listing, spec.sort_by, quantity)
+    out, for_terminal = formatted(document, spec, text, listing)
+    if out:
+        click.echo(safe(out) if for_terminal else out, nl=False, color=True)  # colour only when Style made it

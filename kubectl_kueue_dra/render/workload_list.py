@@ -3,6 +3,20 @@
 from typing import Any
 
 from .output import findings_text, table
+from .printers.emit import Listing, object_name
+
+
+def explained_name(doc: dict[str, Any]) -> str:
+    """``-o name`` of an explained workload: its Workload, or the what-if's object."""
+    if doc.get("workload"):
+        return object_name("Workload", "kueue.x-k8s.io/v1beta2", doc["workload"]["name"])
+    manifest = doc.get("manifest") or {}
+    return object_name(str(manifest.get("kind")), str(manifest.get("apiVersion") or ""), manifest.get("name"))
+
+
+def explain_listing(doc: dict[str, Any]) -> Listing:
+    """A list (no TYPE/NAME, or a file with several workloads): its items; else the one document."""
+    return Listing("items" if isinstance(doc.get("items"), list) else None, explained_name)
 
 
 def _charge_cell(charge: dict[str, str]) -> str | None:

@@ -20,10 +20,28 @@ class ClassesRequest:
     kueue_namespace: str | None = None
     #: --devices: None = the classes report; "" = the devices of every class; else of that class
     devices: str | None = None
+    selector: str | None = None  # -l: which DeviceClasses are shown (all are read: findings span classes)
+    field_selector: str | None = None
 
     def validate(self) -> ClassesRequest:
+        from ...k8s.selectors import parse_fields, parse_labels
+
         flags.kueue_namespace(self.kueue_namespace)
+        parse_labels(self.selector or "")
+        parse_fields(self.field_selector or "", CLASS_FIELDS)
         return self
+
+
+#: the fields the API server selects DeviceClasses by
+CLASS_FIELDS = ("metadata.name", "metadata.namespace")
+
+
+def _selected(view: ClusterView, req: ClassesRequest) -> set[str] | None:
+    """The names -l/--field-selector select (a list the server filters), or None: every class."""
+    if not req.selector and not req.field_selector:
+        return None
+    chosen = view.list("DeviceClass", label_selector=req.selector or None, fields=req.field_selector or None)
+    return {dc["metadata"]["name"] for dc in chosen}
 
 
 def classes_document(view: ClusterView, req: ClassesRequest) -> dict[str, Any]:
@@ -42,8 +60,11 @@ def classes_document(view: ClusterView, req: ClassesRequest) -> dict[str, Any]:
     pools = group_pools(slices) if slices is not None else None
     findings = config_findings(config, view)
     cli = cli_of(view, config)  # before "partial": what it may not read makes the answer partial too
+    selected = _selected(view, req)
     if req.devices is not None:
-        return _devices_document(view, req.devices, device_classes, installation, pools, findings, cli)
+        shown = device_classes if selected is None else [dc for dc in device_classes
+                                                         if dc["metadata"]["name"] in selected]
+        return _devices_document(view, req.devices, shown, installation, pools, findings, cli)
     mappings = installation.effective.mappings if config.found else None
     uncharged = read_uncharged(view, device_classes, mappings)
     report = classes_report(device_classes, mappings=installation.effective.mappings if config.found else None,
@@ -54,7 +75,7 @@ def classes_document(view: ClusterView, req: ClassesRequest) -> dict[str, Any]:
         "kueueConfig": config.target() if config.found else None,
         "kueueInstallation": installation.to_json(),
         "partial": is_partial(view),
-        "deviceClasses": report,
+        "deviceClasses": report if selected is None else [c for c in report if c["name"] in selected],
         "uncharged": uncharged.doc(),
         "findings": unreadable_findings(view) + findings + uncharged_findings(uncharged),
     }, cli)
