@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .terminal import coloured, safe
+from .terminal import coloured, marked, measurable, safe
 
 if TYPE_CHECKING:
     from .printers.emit import Listing
@@ -53,12 +53,13 @@ def table(headers: list[str], rows: list[list[Any]], no_headers: bool = False) -
     """A kubectl-style table: upper-case headers, left-aligned; None prints as ``<none>``."""
     from tabulate import tabulate
 
-    cells = [["<none>" if c is None else str(c) for c in row] for row in rows]
+    # widths are measured on what the terminal shows: escapes as written, colour codes as nothing
+    cells = [[measurable("<none>" if c is None else str(c)) for c in row] for row in rows]
     if not cells:
         return ""
-    text = tabulate(cells, headers=[] if no_headers else [h.upper() for h in headers],
+    text = tabulate(cells, headers=[] if no_headers else [measurable(h.upper()) for h in headers],
                     tablefmt="plain", disable_numparse=True, stralign="left")
-    return "\n".join(line.rstrip() for line in text.splitlines())
+    return marked("\n".join(line.rstrip() for line in text.splitlines()))
 
 
 def findings_text(findings: list[dict[str, Any]], style: Style, indent: str = "") -> str:
