@@ -3,8 +3,10 @@
 import click
 
 from ..commands.connection import open_view
+from ..errors import UsageError
 from .common import KUEUE_NAMESPACE_OPTION
 from .options import Accepts, command_options, with_global_options, with_selection_options, with_snapshot_option
+from .watch import with_watch_options
 
 ACCEPTS = Accepts(outputs=("table", "wide", "json", "yaml", "name", "jsonpath", "custom-columns"),
                   namespace=True, all_namespaces=True, selection=True)
@@ -24,6 +26,7 @@ Examples:
   kubectl kueue-dra explain --cluster-queue gpu-cq -A
   kubectl kueue-dra explain -A -l team=a --sort-by=.summary.state
   kubectl kueue-dra explain -A -o custom-columns=NAME:.summary.name,STATE:.summary.state
+  kubectl kueue-dra explain job/train -w --timeout 10m    # each change as it happens
 """)
 @click.argument("reference", required=False, metavar="TYPE/NAME")
 @click.option("-f", "--filename", "filenames", metavar="FILE", multiple=True,
@@ -39,6 +42,7 @@ Examples:
 @click.option("--cluster-queue", metavar="CQ", help="With no TYPE/NAME: list only the workloads of this ClusterQueue.")
 @click.option("--local-queue", metavar="LQ", help="With no TYPE/NAME: list only the workloads of this LocalQueue.")
 @KUEUE_NAMESPACE_OPTION
+@with_watch_options
 @with_selection_options
 @with_snapshot_option
 @with_global_options
@@ -46,7 +50,7 @@ Examples:
 def explain(ctx: click.Context, reference: str | None, filenames: tuple[str, ...], recursive: bool,
             kueue_version: str | None,
             exit_code: bool, cluster_queue: str | None, local_queue: str | None,
-            kueue_namespace: str | None) -> int:
+            kueue_namespace: str | None, watch: bool, watch_only: bool, timeout: str | None) -> int:
     """What Kueue charges a workload for DRA devices, and why it is (not) admitted.
 
     Re-derives the charge from claims → DeviceClasses → mappings → ResourceSlice counters the way
@@ -73,6 +77,12 @@ def explain(ctx: click.Context, reference: str | None, filenames: tuple[str, ...
         field_selector=opts.field_selector, kueue_version=kueue_version, kueue_namespace=kueue_namespace,
         namespace=opts.namespace, all_namespaces=opts.all_namespaces, cluster_queue=cluster_queue,
         local_queue=local_queue).validate()
+    if watch or watch_only:
+        from .watch import run_watch
+
+        return run_watch(opts, request, watch_only, timeout)
+    if timeout is not None:
+        raise UsageError("--timeout ends a --watch; give -w")
     if request.lists:
         document = list_document(open_view(opts), request)
         emit(document, opts.printer, lambda d: workload_list_text(d, opts), explain_listing(document), quantity_amount)

@@ -22,3 +22,10 @@ def quantity_amount(text: str) -> Any:
         return parse_quantity(text)
     except (QuantityError, ValueError, TypeError):
         return None
+
+
+def watch_timeout(value: str | None) -> float | None:
+    """``explain --watch --timeout``: seconds, or None (until interrupted)."""
+    from ..k8s.duration import duration
+
+    return None if value is None else duration(value, "--timeout", 0.0) or None

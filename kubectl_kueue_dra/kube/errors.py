@@ -90,6 +90,10 @@ class ServerError(KubeError):
     """The server answered with an error we do not map to anything more specific."""
 
 
+class Gone(KubeError):
+    """410: the resourceVersion a watch asked for is too old (compacted); list again."""
+
+
 class Conflict(KubeError):
     """409: the object changed since it was read (resourceVersion precondition failed)."""
 

@@ -9,8 +9,8 @@ command can carry on and mark its answer partial.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator
 from typing import Any
-from collections.abc import Callable
 
 from ..k8s.object_shapes import GENERIC, SHAPES
 from ..k8s.shape import Malformed, check_object
@@ -136,6 +136,16 @@ class ClusterView(ABC):
     def server_version(self) -> Obj | None:
         return None
 
+    def resource_version(self, kind: str, namespace: str | None = None, *, label_selector: str | None = None,
+                         fields: str | None = None) -> str:
+        """Where a watch of ``kind`` starts (a live cluster only)."""
+        raise errors.NotFound(f"{self.source} cannot be watched", status=None)
+
+    def watch(self, kind: str, namespace: str | None, *, resource_version: str, timeout_seconds: int,
+              label_selector: str | None = None, fields: str | None = None) -> Iterator[Obj]:
+        """The changes of ``kind`` after ``resource_version`` (a live cluster only)."""
+        raise errors.NotFound(f"{self.source} cannot be watched", status=None)
+
     # -- for implementations ------------------------------------------------------------------
     @staticmethod
     def _matches(obj: Obj, namespace: str | None, field_selector: dict[str, str] | None,
@@ -226,6 +236,42 @@ class LiveView(ClusterView):
             base += f"/namespaces/{namespace}"
         base += f"/{kind.plural}"
         return base + (f"/{name}" if name else "")
+
+    def resource_version(self, kind: str, namespace: str | None = None, *, label_selector: str | None = None,
+                         fields: str | None = None) -> str:
+        """The list's current resourceVersion (one item asked for): where a watch starts."""
+        k = KINDS[kind]
+        version = self.api_version(k)
+        if version is None:
+            raise errors.NotFound(f"this cluster does not serve {k.resource}", status=404)
+        query = {"limit": 1, "labelSelector": label_selector, "fieldSelector": fields}
+        page = self.client.get(self._path(k, version, namespace if k.namespaced else None),
+                               _target("list", k.resource, namespace), {q: v for q, v in query.items() if v})
+        return str((page.get("metadata") or {}).get("resourceVersion") or "")
+
+    def watch(self, kind: str, namespace: str | None, *, resource_version: str, timeout_seconds: int,
+              label_selector: str | None = None, fields: str | None = None) -> Iterator[Obj]:
+        """The events of ``kind`` after ``resource_version`` (``ADDED``, ``MODIFIED``, ``DELETED``,
+        ``BOOKMARK``), each object reshaped as ``list`` gives them; the server ends the watch after
+        ``timeout_seconds`` (then the caller resumes from the last resourceVersion)."""
+        k = KINDS[kind]
+        version = self.api_version(k)
+        if version is None:
+            return
+        query: dict[str, Any] = {"resourceVersion": resource_version, "allowWatchBookmarks": "true",
+                                 "timeoutSeconds": timeout_seconds}
+        if label_selector:
+            query["labelSelector"] = label_selector
+        if fields:
+            query["fieldSelector"] = fields
+        group_version = f"{k.group}/{version}" if k.group else version
+        path = self._path(k, version, namespace if k.namespaced else None)
+        for event in self.client.watch(path, _target("watch", k.resource, namespace), query, timeout_seconds + 10.0):
+            obj = event.get("object") or {}
+            obj.setdefault("apiVersion", group_version)
+            obj.setdefault("kind", k.kind)
+            event["object"] = to_v1(obj)
+            yield event
 
     def _list(self, kind: Kind, namespace: str | None, field_selector: dict[str, str],
               label_selector: str | None) -> list[Obj]:

@@ -71,8 +71,8 @@ def findings_text(findings: list[dict[str, Any]], style: Style, indent: str = ""
     return "\n".join(lines)
 
 
-def emit(document: dict[str, Any], spec: "OutputSpec", text: Callable[[dict[str, Any]], str],
-         listing: "Listing | None" = None, quantity: Callable[[str], Any] | None = None) -> None:
+def emit(document: dict[str, Any], spec: OutputSpec, text: Callable[[dict[str, Any]], str],
+         listing: Listing | None = None, quantity: Callable[[str], Any] | None = None) -> None:
     """Print ``document`` as ``spec`` says (``printers.emit``): sorted by ``--sort-by``, then as
     data (JSON, YAML, JSONPath: exact) or as text for a terminal (escaped)."""
     from .printers.emit import Listing, formatted, sorted_document

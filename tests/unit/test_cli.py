@@ -45,7 +45,8 @@ def test_unknown_command_suggests():
 def test_unknown_flag():
     proc = run("classes", "--frm", "x")
     assert proc.returncode == 2
-    assert "No such option '--frm'. Did you mean '--from'?" in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.stdout == "" and proc.stderr == (
+        "error: unknown flag: --frm (did you mean --from?); see 'kubectl kueue-dra classes --help'\n")
 
 
 def test_bad_output_format():

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import UserError
-from ..terminal import safe
 from .spec import OutputSpec
 
 

@@ -15,7 +15,7 @@ from typing import Any
 def _shortest_digits(f: float) -> tuple[str, int]:
     """The shortest digits that read back as ``f`` (as Go's strconv finds them) and the position
     of the decimal point: 2.5 → ("25", 1), 1e21 → ("1", 22), 0.001 → ("1", -2)."""
-    sign, digits, exponent = Decimal(repr(abs(f))).as_tuple()
+    _sign, digits, exponent = Decimal(repr(abs(f))).as_tuple()
     text = "".join(map(str, digits)).rstrip("0") or "0"
     assert isinstance(exponent, int)
     point = len(digits) + exponent
@@ -28,8 +28,8 @@ def _exponent(e: int) -> str:
 
 def go_float(f: float, *, json_style: bool = False) -> str:
     """``fmt.Sprint(f)`` (%v: the shortest digits, the exponent form when the exponent is below -4
-    or from 6 on, as Go's %g decides for the shortest precision) or, with ``json_style``, ``json.Marshal(f)`` (exponent below 1e-6 and from
-    1e21, ``e-7`` not ``e-07``)."""
+    or from 6 on, as Go's %g decides for the shortest precision) or, with ``json_style``,
+    ``json.Marshal(f)`` (exponent below 1e-6 and from 1e21, ``e-7`` not ``e-07``)."""
     if math.isnan(f):
         return "NaN"
     if math.isinf(f):

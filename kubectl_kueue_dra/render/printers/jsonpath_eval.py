@@ -135,7 +135,7 @@ class JSONPath:
             return [node.value for _ in values]
         if kind == "identifier":
             return self._identifier(values, node.value)
-        return getattr(self, f"_{kind}")(values, node)  # type: ignore[no-any-return]
+        return getattr(self, f"_{kind}")(values, node)
 
     def _identifier(self, values: list[Any], name: str) -> list[Any]:
         if name == "range":
