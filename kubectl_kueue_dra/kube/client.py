@@ -219,6 +219,8 @@ class KubeClient:
             raise self._unreachable(e) from None
         with self._stats_lock:
             self.stats.requests += 1
+            self.stats.calls.append({"method": "GET", "path": url[len(self.server):], "status": resp.status,
+                                     "bytes": 0, "ms": 0.0})  # a stream: its bytes are counted as they come
         log.debug("WATCH %s -> %s", url, resp.status)
         try:
             if not 200 <= resp.status < 300:

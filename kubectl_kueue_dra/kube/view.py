@@ -57,10 +57,11 @@ class ClusterView(ABC):
     # -- the interface ------------------------------------------------------------------------
     def list(self, kind: str, namespace: str | None = None, *,
              field_selector: dict[str, str] | None = None, label_selector: str | None = None,
-             fields: str | None = None) -> list[Obj]:
-        """The objects of ``kind``; ``label_selector`` and ``fields`` are the user's ``-l`` and
-        ``--field-selector`` strings (checked by ``k8s.selectors``), ``field_selector`` equalities
-        the plugin itself asks for."""
+             fields: str | None = None, on_server: bool = False) -> list[Obj]:
+        """The objects of ``kind``; ``fields`` is the user's ``--field-selector`` string (checked by
+        ``k8s.selectors``), ``field_selector`` equalities the plugin itself asks for. ``on_server``:
+        a live server selects (the user's -l and --field-selector, as kubectl sends them), even when
+        a broader list already read could answer."""
         k = KINDS[kind]
         ns = namespace if k.namespaced else None
         if fields:
@@ -68,7 +69,7 @@ class ClusterView(ABC):
         key = (kind, ns, tuple(sorted((field_selector or {}).items())), label_selector)
         if key not in self._cache:
             # A cluster-wide list already fetched answers narrower questions without a request.
-            broad = self._cache.get((kind, None, (), None))
+            broad = None if on_server and self.live else self._cache.get((kind, None, (), None))
             if broad is not None:
                 self._cache[key] = [o for o in broad if self._matches(o, ns, field_selector, label_selector)]
             else:

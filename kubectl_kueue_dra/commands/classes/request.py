@@ -40,7 +40,8 @@ def _selected(view: ClusterView, req: ClassesRequest) -> set[str] | None:
     """The names -l/--field-selector select (a list the server filters), or None: every class."""
     if not req.selector and not req.field_selector:
         return None
-    chosen = view.list("DeviceClass", label_selector=req.selector or None, fields=req.field_selector or None)
+    chosen = view.list("DeviceClass", label_selector=req.selector or None, fields=req.field_selector or None,
+                       on_server=True)
     return {dc["metadata"]["name"] for dc in chosen}
 
 

@@ -173,7 +173,8 @@ def _relisted(open_view: Callable[[], ClusterView], req: ExplainRequest, scope: 
               seen: _Seen) -> Iterator[Change]:
     """After a 410: the Workloads as they are now, each reported if it changed meanwhile."""
     fresh = open_view()
-    listed = fresh.list("Workload", scope.namespace, label_selector=scope.selector, fields=scope.fields)
+    listed = fresh.list("Workload", scope.namespace, label_selector=scope.selector, fields=scope.fields,
+                        on_server=True)
     present = {_key(wl) for wl in listed}
     for key in [k for k in seen.summaries if k not in present]:
         yield Change({"summary": dict(seen.summaries.pop(key), state="Deleted")}, deleted=True)

@@ -52,7 +52,7 @@ def _sort_key(wl: dict[str, Any]) -> tuple[str, str]:
 def workloads_in_scope(view: ClusterView, scope: Scope) -> list[dict[str, Any]]:
     """The Workloads to list, sorted like kubectl: by namespace, then name."""
     listed = view.list("Workload", scope.namespace, label_selector=scope.selector or None,
-                       fields=scope.field_selector or None)
+                       fields=scope.field_selector or None, on_server=True)
     return sorted((wl for wl in listed if _in_scope(view, wl, scope)), key=_sort_key)
 
 
