@@ -19,18 +19,12 @@ a test failure.
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
 
-_HERE = str(Path(__file__).resolve().parent)
-for _path in (str(Path(_HERE).parent), _HERE):  # tests/ (clirun) and the sibling modules (harness, crds, ...)
-    if _path not in sys.path:
-        sys.path.insert(0, _path)
-
-import controlplane  # noqa: E402
-from harness import GATES_OFF, GATES_ON, Cluster, run_plugin  # noqa: E402,F401
+from testenv.binaries import controlplane
+from testenv.harness import GATES_OFF, GATES_ON, Cluster, run_plugin  # noqa: F401
 
 
 def _on_ci() -> bool:
@@ -92,14 +86,14 @@ def _built(what: str, build):
 
 @pytest.fixture(scope="session")
 def kwok_bin() -> Path:
-    import kwok_build
+    from testenv.binaries import kwok_build
 
     return _built("KWOK", kwok_build.build)
 
 
 @pytest.fixture(scope="session")
 def lifecycle(request, controlplane_bin, kwok_bin):
-    from lifecycle import Lifecycle
+    from testenv.lifecycle import Lifecycle
 
     try:
         life = Lifecycle.start(controlplane_bin, kwok_bin, keep_dir=bool(os.environ.get("KUEUE_DRA_KEEP_CLUSTER_DIR")))
@@ -113,8 +107,8 @@ def lifecycle(request, controlplane_bin, kwok_bin):
 
 @pytest.fixture(scope="session")
 def lifecycle_kueue(request, lifecycle):
-    import kueue_build
-    from kueue_harness import KueueRunner
+    from testenv.binaries import kueue_build
+    from testenv.kueue_harness import KueueRunner
 
     binary = _built("Kueue", kueue_build.build)
     runner = KueueRunner(lifecycle.cluster, binary, kueue_build.DEFAULT_VERSION)

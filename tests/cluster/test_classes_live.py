@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-import setups
-from harness import run_plugin
+from testenv import setups
+from testenv.harness import run_plugin
 
 
 def classes_json(cluster, *args, context="admin"):

@@ -12,8 +12,9 @@ import secrets
 
 import pytest
 
-import controlplane
-from harness import run_plugin
+from testenv.binaries import controlplane
+from testenv.builders import cluster_queue, device, device_class, resource_slice
+from testenv.harness import DRA_GATES, dra_gate_stage, run_plugin
 
 DRIVER = "gpu.example.com"
 
@@ -40,11 +41,12 @@ def create(request):
 def test_version_is_stamped(cluster):
     out = cluster.kubectl("get", "--raw", "/version").stdout
     info = json.loads(out)
-    want = controlplane.k8s_version()
-    assert info["gitVersion"] == want
+    want = controlplane.kube_version()  # KUEUE_DRA_KUBE_VERSION, else the default version
+    assert info["gitVersion"] == want == cluster.kube_version
     assert (info["major"], info["minor"]) == tuple(want[1:].split(".")[:2])
     client = json.loads(cluster.kubectl("version", "-o", "json").stdout)
-    assert client["clientVersion"]["gitVersion"] == want
+    # kubectl is always the default version's (an extra version builds kube-apiserver alone)
+    assert client["clientVersion"]["gitVersion"] == controlplane.k8s_version()
     assert client["serverVersion"]["gitVersion"] == want
 
 
@@ -94,15 +96,7 @@ def test_crds_established(cluster):
 
 def test_kueue_objects_roundtrip_between_versions(cluster, create):
     name = _unique("cq")
-    create(cluster, {
-        "apiVersion": "kueue.x-k8s.io/v1beta2",
-        "kind": "ClusterQueue",
-        "metadata": {"name": name},
-        "spec": {"namespaceSelector": {}, "resourceGroups": [{
-            "coveredResources": ["example.com/gpu"],
-            "flavors": [{"name": "default", "resources": [{"name": "example.com/gpu", "nominalQuota": "4"}]}],
-        }]},
-    })
+    create(cluster, cluster_queue(name, {"example.com/gpu": "4"}, flavor="default"))
     got = cluster.get_json(f"clusterqueues.v1beta2.kueue.x-k8s.io/{name}")
     assert got["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0]["nominalQuota"] == "4"
     # Without a conversion webhook the older served version still reads (apiVersion rewrite only).
@@ -168,15 +162,7 @@ def test_create_namespace_is_fresh(cluster):
 
 # ----------------------------------------------------------------- DRA gates
 def _device_class(name: str) -> dict:
-    return {
-        "apiVersion": "resource.k8s.io/v1",
-        "kind": "DeviceClass",
-        "metadata": {"name": name},
-        "spec": {
-            "selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}],
-            "extendedResourceName": "example.com/gpu",
-        },
-    }
+    return device_class(name, f'device.driver == "{DRIVER}"', er="example.com/gpu")
 
 
 def _partitioned_slices(prefix: str) -> tuple[dict, dict]:
@@ -184,34 +170,11 @@ def _partitioned_slices(prefix: str) -> tuple[dict, dict]:
 
     Since 1.35 a ResourceSlice holds either devices or shared counters, never both.
     """
-    pool = {"name": prefix, "generation": 1, "resourceSliceCount": 2}
-    counters = {
-        "apiVersion": "resource.k8s.io/v1",
-        "kind": "ResourceSlice",
-        "metadata": {"name": f"{prefix}-counters"},
-        "spec": {
-            "driver": DRIVER,
-            "pool": pool,
-            "nodeName": "fake-node",
-            "sharedCounters": [{"name": "gpu-0", "counters": {"memory": {"value": "40Gi"}}}],
-        },
-    }
-    devices = {
-        "apiVersion": "resource.k8s.io/v1",
-        "kind": "ResourceSlice",
-        "metadata": {"name": f"{prefix}-devices"},
-        "spec": {
-            "driver": DRIVER,
-            "pool": pool,
-            "nodeName": "fake-node",
-            "devices": [{
-                "name": "gpu-0-part-0",
-                "attributes": {"type": {"string": "partition"}},
-                "capacity": {"memory": {"value": "10Gi"}},
-                "consumesCounters": [{"counterSet": "gpu-0", "counters": {"memory": {"value": "10Gi"}}}],
-            }],
-        },
-    }
+    counters = resource_slice(f"{prefix}-counters", DRIVER, prefix, counter_sets={"gpu-0": {"memory": "40Gi"}},
+                              slice_count=2, node="fake-node")
+    part = device("gpu-0-part-0", [("gpu-0", {"memory": "10Gi"})], type="partition")
+    part["capacity"] = {"memory": {"value": "10Gi"}}
+    devices = resource_slice(f"{prefix}-devices", DRIVER, prefix, devices=[part], slice_count=2, node="fake-node")
     return counters, devices
 
 
@@ -300,8 +263,9 @@ def test_gates_off_rejects_per_device_node_selection(cluster_gates_off, create):
 def test_feature_gate_metrics(request, fixture, value):
     c = request.getfixturevalue(fixture)
     metrics = c.kubectl("get", "--raw", "/metrics", context="reader").stdout
-    for gate in ("DRAExtendedResource", "DRAPartitionableDevices"):
-        assert f'kubernetes_feature_enabled{{name="{gate}",stage="BETA"}} {value}' in metrics.splitlines()
+    stage = dra_gate_stage(c.kube_version)  # BETA in 1.36, ALPHA in 1.34 and 1.35
+    for gate in DRA_GATES:
+        assert f'kubernetes_feature_enabled{{name="{gate}",stage="{stage}"}} {value}' in metrics.splitlines()
     assert 'kubernetes_feature_enabled{name="DynamicResourceAllocation",stage=""} 1' in metrics.splitlines()
 
 

@@ -5,8 +5,9 @@ import json
 
 import pytest
 
-import setups
-from harness import REPO_ROOT, run_plugin
+from testenv import setups
+from testenv.builders import limit_range
+from testenv.harness import REPO_ROOT, run_plugin
 
 CASES = [
     ("resourceclaimtemplate", "team-a", "job/train-llm", {"whole-gpus": "4", "cpu": "8", "memory": "32Gi"}),
@@ -155,9 +156,8 @@ def test_limit_range_defaults_and_an_unreadable_limit_range_list(cluster_gates_o
 
     c = cluster_gates_on
     ns = c.create_namespace("limits")
-    c.apply([{"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "defaults", "namespace": ns},
-              "spec": {"limits": [{"type": "Container", "default": {"cpu": "1", "memory": "1Gi"},
-                                   "defaultRequest": {"cpu": "300m", "memory": "256Mi"}}]}},
+    c.apply([limit_range("defaults", {"type": "Container", "default": {"cpu": "1", "memory": "1Gi"},
+                                      "defaultRequest": {"cpu": "300m", "memory": "256Mi"}}, namespace=ns),
              {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "kata-live"},
               "handler": "kata", "overhead": {"podFixed": {"cpu": "250m", "memory": "160Mi"}}}])
     job = {"apiVersion": "batch/v1", "kind": "Job",
@@ -212,7 +212,7 @@ def test_workloads_at_a_glance_live_equals_offline(cluster_gates_on, loaded):
 def test_workload_list_reads_each_list_once(cluster_gates_on, loaded):
     """Fast whatever the number of Workloads: every GET of the run is a distinct path (a list of each
     kind, not one per workload), and listing every workload costs no more requests per workload."""
-    import perf
+    from testenv import perf
 
     loaded("mig-partitionable")
     listed = perf.plugin(cluster_gates_on.kubeconfig, ["explain", "-A", "-o", "json"], capture=True)
@@ -239,7 +239,7 @@ def test_past_admission_pods_claims_events_live(cluster_gates_on, loaded):
     controller and Kueue write them; the scheduler's message translated, fragmentation with the
     numbers from the slices and every allocated claim, events merged and newest last, each kind read
     once."""
-    import perf
+    from testenv import perf
 
     setups.load(cluster_gates_on, "mig-partitionable")  # whatever an earlier test loaded since
     run = perf.plugin(cluster_gates_on.kubeconfig, ["explain", "job/pretrain", "-n", "ml-research", "-o", "json"],

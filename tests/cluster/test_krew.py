@@ -23,9 +23,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-import controlplane
-import krewtools
-from harness import REPO_ROOT, run_plugin
+from testenv.binaries import controlplane
+from testenv.binaries import krewtools
+from testenv.harness import REPO_ROOT, run_plugin
 
 ON_CI = os.environ.get("CI", "").lower() in ("true", "1", "yes")
 BUILD_TIMEOUT = 1800
@@ -239,7 +239,7 @@ def test_cluster_commands_through_the_frozen_binary(installed, cluster_gates_on)
     proc = installed.run("kueue-dra", "version", "-o", "json", *kc)
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
-    assert doc["serverVersion"]["gitVersion"] == controlplane.k8s_version()
+    assert doc["serverVersion"]["gitVersion"] == controlplane.kube_version()
     assert doc["clientVersion"]["frozen"] is True
 
     # names completed from the cluster, as for `kubectl kueue-dra -n kube<TAB>`

@@ -19,9 +19,10 @@ from dataclasses import dataclass
 
 import pytest
 
-import kueue_build
-from harness import GATES_ON, Cluster, _http_ok, _Proc, free_port, run_plugin
-from kueue_harness import CONFIG_KEY, CONFIGMAP, DEPLOYMENT, IMAGE, NAMESPACE, KueueRunner
+from testenv.binaries import kueue_build
+from testenv.harness import GATES_ON, Cluster, run_plugin
+from testenv.procs import _http_ok, _Proc, free_port
+from testenv.kueue_harness import CONFIG_KEY, CONFIGMAP, DEPLOYMENT, IMAGE, NAMESPACE, KueueRunner
 
 VERSIONS = tuple(v.strip() for v in os.environ.get("KUEUE_DRA_CONFIG_ORACLE_VERSIONS", "v0.19.2,v0.18.4").split(",")
                  if v.strip())

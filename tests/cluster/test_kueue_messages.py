@@ -16,8 +16,8 @@ import os
 import re
 from pathlib import Path
 
-import crds
-import oracle_scenarios
+from testenv.binaries import crds
+from testenv import oracle_scenarios
 import pytest
 
 from kubectl_kueue_dra.kueue.workloads.status import cause_of

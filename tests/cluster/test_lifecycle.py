@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-import lifecycle_run
-import lifecycle_scenarios
+from testenv import lifecycle_run
+from testenv import lifecycle_scenarios
 
 SCENARIOS = lifecycle_scenarios.scenarios()
 

@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from harness import run_plugin
-from lifecycle import fake_node
+from testenv.harness import run_plugin
+from testenv.lifecycle import fake_node
 
 from kubectl_kueue_dra.kueue.names import OPERATOR_NAMESPACE
 from kubectl_kueue_dra.kueue.install.target import OPERATOR_ANNOTATION

@@ -15,7 +15,8 @@ import sys
 import pytest
 import yaml
 
-from harness import REPO_ROOT, run_plugin
+from testenv import builders
+from testenv.harness import REPO_ROOT, run_plugin
 
 KUEUE = "kueues.kueue.openshift.io"
 SEL = "device.driver == 'gpu.example.com'"
@@ -100,8 +101,7 @@ def _restore_kueue_cr(cluster):
 def device_classes(cluster):
     suffix = secrets.token_hex(3)
     names = [f"gpu-{suffix}.example.com", f"mig-{suffix}.example.com"]
-    cluster.apply([{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": n},
-                    "spec": {"selectors": [{"cel": {"expression": SEL}}]}} for n in names])
+    cluster.apply([builders.device_class(n, SEL) for n in names])
     return names
 
 
@@ -501,8 +501,7 @@ def test_missing_upstream_configmap(cluster):
 
 # ------------------------------------------------ classes set-extended-resource
 def device_class(c, name):
-    c.apply({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": name},
-             "spec": {"selectors": [{"cel": {"expression": SEL}}]}})
+    c.apply(builders.device_class(name, SEL))
 
 
 def test_set_extended_resource_with_the_gate_on(cluster_gates_on):

@@ -23,12 +23,12 @@ import time
 
 import pytest
 
-import kueue_build
-import operator_build
-import operator_chain
-import operator_harness as oh
-import oracle
-from harness import run_plugin
+from testenv.binaries import kueue_build
+from testenv.binaries import operator_build
+from testenv import operator_chain
+from testenv import operator_harness as oh
+from testenv import oracle
+from testenv.harness import run_plugin
 
 SEL = "device.driver == 'gpu.example.com'"
 EXT, PD = "DRAExtendedResource", "DRAPartitionableDevices"

@@ -17,11 +17,11 @@ import os
 
 import pytest
 
-import kueue_build
-import oracle
-import oracle_scenarios
-from harness import GATES_ON, Cluster
-from kueue_harness import KueueRunner
+from testenv.binaries import kueue_build
+from testenv import oracle
+from testenv import oracle_scenarios
+from testenv.harness import GATES_ON, Cluster
+from testenv.kueue_harness import KueueRunner
 
 VERSIONS = tuple(v.strip() for v in os.environ.get("KUEUE_DRA_ORACLE_VERSIONS", oracle_scenarios.V19).split(",")
                  if v.strip())

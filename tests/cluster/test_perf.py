@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-import perf
-import scale
-from harness import GATES_ON, Cluster
+from testenv import perf
+from testenv import scale
+from testenv.harness import GATES_ON, Cluster
 
 SIZE = scale.Size(nodes=100, workloads=50)
 REPEATS = 3

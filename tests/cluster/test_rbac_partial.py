@@ -18,8 +18,8 @@ import time
 import pytest
 import yaml
 
-import setups
-from harness import READER_CLUSTERROLE, run_plugin
+from testenv import setups
+from testenv.harness import READER_CLUSTERROLE, run_plugin
 
 RBAC = "rbac.authorization.k8s.io/v1"
 READER_ROLE = yaml.safe_load(READER_CLUSTERROLE.read_text())

@@ -5,8 +5,8 @@ and a refused impersonation names the caller who may not impersonate, not the ta
 import warnings
 
 import yaml
-from clirun import run_with
-from harness import plugin_env, run_plugin
+from testenv.clirun import run_with
+from testenv.harness import plugin_env, run_plugin
 
 
 def _without_ca(cluster, tmp_path, insecure: bool):

@@ -13,8 +13,8 @@ import json
 
 import pytest
 
-import setups
-from harness import GATES_OFF, GATES_ON, Cluster, run_plugin
+from testenv import setups
+from testenv.harness import GATES_OFF, GATES_ON, Cluster, run_plugin
 
 RBAC = "rbac.authorization.k8s.io/v1"
 # Read access to what verify reads, without /metrics (the reader ClusterRole has it).

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-import controlplane
-from harness import run_plugin
+from testenv.binaries import controlplane
+from testenv.harness import run_plugin
 
 IMAGE = "registry.k8s.io/kueue/kueue:v0.15.2"
 
@@ -39,7 +39,7 @@ def version_json(cluster, ns, context="admin"):
 @pytest.mark.parametrize("context", ["admin", "reader"])
 def test_server_and_kueue_versions(cluster_gates_on, kueue_ns, context):
     doc = version_json(cluster_gates_on, kueue_ns, context)
-    assert doc["serverVersion"]["gitVersion"] == controlplane.k8s_version()
+    assert doc["serverVersion"]["gitVersion"] == controlplane.kube_version()
     assert doc["source"] == f"cluster {cluster_gates_on.server}"
     kueue = doc["kueue"]
     assert (kueue["version"], kueue["versionSource"], kueue["image"]) == ("0.15.2", "image tag", IMAGE)
@@ -51,7 +51,7 @@ def test_text(cluster_gates_on, kueue_ns):
     proc = run_plugin(cluster_gates_on, "version", "--kueue-namespace", kueue_ns)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[1:] == [
-        f"Server Version: {controlplane.k8s_version()}",
+        f"Server Version: {controlplane.kube_version()}",
         "Kueue Version: 0.15.2 (from the image tag)",
         f"Kueue Controller: Deployment {kueue_ns}/kueue-controller-manager ({IMAGE})",
         f"Kueue Config: ConfigMap {kueue_ns}/kueue-manager-config",
@@ -60,7 +60,7 @@ def test_text(cluster_gates_on, kueue_ns):
 
 def test_user_without_permissions_still_gets_server_version(cluster_gates_on, kueue_ns):
     doc = version_json(cluster_gates_on, kueue_ns, context="nobody")
-    assert doc["serverVersion"]["gitVersion"] == controlplane.k8s_version()
+    assert doc["serverVersion"]["gitVersion"] == controlplane.kube_version()
     assert doc["kueue"]["version"] is None and doc["kueue"]["config"] is None
     # a 403 is said as one, never "not found"
     assert doc["kueue"]["problem"].startswith("cannot get configmaps") and "forbidden (as nobody)" in \

@@ -6,7 +6,7 @@ calls decides; --kueue-namespace always does."""
 import json
 
 import pytest
-from harness import run_plugin
+from testenv.harness import run_plugin
 
 CONFIG_KEY = "controller_manager_config.yaml"
 TEXT = "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nresources:\n  deviceClassMappings: []\n"

@@ -11,7 +11,7 @@ from kubectl_kueue_dra.dra.cel import SelectorEvaluator
 from kubectl_kueue_dra.dra.device_shapes import consumed_counters, device_shapes, read_parts
 from kubectl_kueue_dra.dra.devices import group_pools
 from kubectl_kueue_dra.kube.snapshot import load_objects
-from clirun import run  # in process (tests/clirun.py)
+from testenv.clirun import run  # in process (tests/clirun.py)
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
-from clirun import run  # in process (tests/clirun.py)
+from testenv.clirun import run  # in process (tests/clirun.py)
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"

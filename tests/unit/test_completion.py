@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from clirun import run  # in process (tests/clirun.py)
+from testenv.clirun import run  # in process (tests/clirun.py)
 
 from kubectl_kueue_dra.cli.completion import KUBECTL_COMPLETE_SCRIPT
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from clirun import run
+from testenv.clirun import run
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "resourceclaimtemplate"
 HEAD = "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nnamespace: kueue-system\n"

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 import yaml
-from clirun import run
+from testenv.clirun import run
 
 BASE = "examples/mig-partitionable"
 

@@ -4,7 +4,7 @@ DeviceClass beside the Job, generateName, stdin, several workloads in one file."
 import json
 from pathlib import Path
 
-from clirun import run  # in process (tests/clirun.py)
+from testenv.clirun import run  # in process (tests/clirun.py)
 
 MIG = str(Path(__file__).resolve().parents[2] / "examples" / "mig-partitionable")
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import yaml
-from clirun import run  # in process (tests/clirun.py)
+from testenv.clirun import run  # in process (tests/clirun.py)
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 MIG = EXAMPLES / "mig-partitionable"

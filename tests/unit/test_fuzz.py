@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from clirun import run
+from testenv.clirun import run
 from fuzz_mutations import command_line, mutated, mutations, setups, workloads, write
 from hypothesis import HealthCheck, given, settings
 from output_schema import problems

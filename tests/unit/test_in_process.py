@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from clirun import run
+from testenv.clirun import run
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 MIG = str(EXAMPLES / "mig-partitionable")

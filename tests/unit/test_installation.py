@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from clirun import run
+from testenv.clirun import run
 
 from kubectl_kueue_dra.kueue.install.semantics import DEFAULT_VERSION
 

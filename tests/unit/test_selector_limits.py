@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 import yaml
-from clirun import run
+from testenv.clirun import run
 
 UNEVALUABLE = {
     "optional.of": "optional.of(device.driver).orValue('') == 'gpu.nvidia.com'",

@@ -7,7 +7,7 @@ from kubectl_kueue_dra.k8s.object_shapes import SHAPES
 from kubectl_kueue_dra.k8s.shape import check_object
 from kubectl_kueue_dra.kube.view import SnapshotView
 
-from clirun import run
+from testenv.clirun import run
 
 
 def _dc(spec):

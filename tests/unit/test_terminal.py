@@ -6,7 +6,7 @@ import shutil
 
 import click
 import yaml
-from clirun import run
+from testenv.clirun import run
 
 from kubectl_kueue_dra.render.output import Style
 from kubectl_kueue_dra.render.terminal import safe

@@ -7,7 +7,7 @@ from kubectl_kueue_dra import __version__
 from kubectl_kueue_dra.kube.snapshot import load_snapshot
 from kubectl_kueue_dra.commands.version.request import kueue_version
 from kubectl_kueue_dra.render.version import version_text
-from clirun import run  # in process (tests/clirun.py)
+from testenv.clirun import run  # in process (tests/clirun.py)
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -7,7 +7,7 @@ import json
 import shutil
 
 import yaml
-from clirun import run
+from testenv.clirun import run
 
 BASE = "examples/resourceclaimtemplate"
 

@@ -4,7 +4,7 @@ like kubectl, and each listed document the very one ``explain workload/NAME`` gi
 import json
 
 import pytest
-from clirun import run  # in process (tests/clirun.py)
+from testenv.clirun import run  # in process (tests/clirun.py)
 
 
 def _json(*args: str) -> dict:
