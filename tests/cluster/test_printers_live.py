@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-import setups
-from harness import run_plugin
+from testenv import setups
+from testenv.harness import run_plugin
 
 from kubectl_kueue_dra.render.printers import columns
 from kubectl_kueue_dra.render.printers.jsonpath_eval import JSONPath, JSONPathError

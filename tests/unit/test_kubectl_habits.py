@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from clirun import run  # in process (tests/clirun.py)
+from testenv.clirun import run  # in process (testenv/clirun.py)
 
 ROOT = Path(__file__).resolve().parents[2]
 MIG = str(ROOT / "examples" / "mig-partitionable")
