@@ -34,7 +34,7 @@ def run_watch(opts: Any, request: Any, watch_only: bool, timeout: str | None) ->
     from ..commands.printing import quantity_amount, watch_timeout
     from ..render.explain import explain_texts
     from ..render.output import emit
-    from ..render.watch import change_row
+    from ..render.watch import ChangeRows
     from ..render.workload_list import explain_listing, workload_list_text
 
     def initial(view: Any) -> dict[str, Any]:
@@ -42,17 +42,17 @@ def run_watch(opts: Any, request: Any, watch_only: bool, timeout: str | None) ->
 
     text = (lambda d: workload_list_text(d, opts)) if request.lists else (lambda d: explain_texts(d, opts))
     watch = WatchRequest(timeout=watch_timeout(timeout), watch_only=watch_only)
-    printed_rows = False
+    rows = ChangeRows(opts)
     spec = opts.printer
     for change in follow(lambda: open_view(opts), request, watch, initial):
         document = change.document
         if change.initial:
             emit(document, spec, text, explain_listing(document), quantity_amount)
-            printed_rows = request.lists and bool(document.get("items"))
+            if request.lists:
+                rows.seed(document.get("items") or [])
             spec = dataclasses.replace(spec, no_headers=True) if spec.family == "custom-columns" else spec
         elif spec.family in ("table", "wide"):
-            click.echo(change_row(document["summary"], document.get("dra"), opts, header=not printed_rows), color=True)
-            printed_rows = True
+            click.echo(rows.line(document["summary"], document.get("dra")), color=True)
         else:
             emit(document, spec, lambda d: "", explain_listing(document), quantity_amount)
             if spec.family == "custom-columns":
