@@ -4,7 +4,10 @@ import click
 
 from ..commands.connection import open_view
 from .common import KUEUE_NAMESPACE_OPTION, WholeSummaryGroup
-from .options import READ_COMMAND, command_options, with_global_options, with_snapshot_option
+from .options import Accepts, command_options, with_global_options, with_selection_options, with_snapshot_option
+
+#: every output; -l/--field-selector select the DeviceClasses shown
+ACCEPTS = Accepts(outputs=("table", "wide", "json", "yaml", "name", "jsonpath", "custom-columns"), selection=True)
 
 
 @click.group(cls=WholeSummaryGroup, invoke_without_command=True,
@@ -21,6 +24,7 @@ Examples:
               help="List the devices each class (or CLASS) matches, grouped by shape: driver, pools, what "
                    "the selectors read, the counters consumed, whether each counter selector matches.")
 @KUEUE_NAMESPACE_OPTION
+@with_selection_options
 @with_snapshot_option
 @with_global_options
 @click.pass_context
@@ -35,14 +39,17 @@ def classes(ctx: click.Context, devices: str | None, kueue_namespace: str | None
     if ctx.invoked_subcommand:
         return 0
     from ..commands.classes.request import ClassesRequest, classes_document
-    from ..render.classes import classes_text, devices_text
+    from ..commands.printing import quantity_amount
+    from ..render.classes import CLASSES_LISTING, DEVICES_LISTING, classes_text, devices_text
     from ..render.output import emit
 
     request = ClassesRequest(kueue_namespace, devices).validate()
-    opts = command_options(ctx, READ_COMMAND)
+    opts = command_options(ctx, ACCEPTS)
+    request.selector, request.field_selector = opts.selector, opts.field_selector
     document = classes_document(open_view(opts), request)
-    text = devices_text if devices is not None else classes_text
-    emit(document, opts.output, lambda d: text(d, opts), out=opts.stdout)
+    listing = DEVICES_LISTING if devices is not None else CLASSES_LISTING
+    emit(document, opts.printer, lambda d: (devices_text if devices is not None else classes_text)(d, opts),
+         listing, quantity_amount, out=opts.stdout)
     return 0
 
 

@@ -72,6 +72,17 @@ def complete_reference(ctx: click.Context, incomplete: str) -> list[Any]:
     return reference_names(incomplete.split("/", 1)[0], lambda: _view(ctx), _options(ctx).namespace)
 
 
+def complete_output(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+    """-o: the plain formats, then the template ones ending in ``=`` (no space after them)."""
+    from click.shell_completion import CompletionItem
+
+    from ..render.printers.spec import PLAIN_FORMATS, TEMPLATE_FORMATS
+
+    items = [CompletionItem(f) for f in PLAIN_FORMATS] + [CompletionItem(f"{f}=", nospace=True)
+                                                           for f in TEMPLATE_FORMATS]
+    return [i for i in items if str(i.value).startswith(incomplete)]
+
+
 def complete_path(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
     from click.shell_completion import CompletionItem
 
@@ -85,7 +96,9 @@ COMPLETERS: dict[tuple[str | None, str], Callable] = {
     (None, "kueue_namespace"): complete_namespaces,
     (None, "kubeconfig"): complete_path,
     (None, "from_path"): complete_path,
-    (None, "filename"): complete_path,
+    (None, "output_value"): complete_output,
+    (None, "filenames"): complete_path,
+    (None, "template"): complete_path,
     ("set", "device_classes"): complete_device_classes,
     ("remove", "device_classes"): complete_device_classes,
     ("set-extended-resource", "device_class"): complete_device_classes,

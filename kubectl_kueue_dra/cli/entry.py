@@ -107,8 +107,10 @@ def _dispatch(args: list[str], env: Environment) -> int:
     except click.exceptions.NoArgsIsHelpError as e:  # type: ignore[attr-defined]
         click.echo(e.ctx.get_help(), file=env.stdout)
         return 0
-    except click.ClickException as e:
-        e.show(file=env.stderr)
+    except click.ClickException as e:  # click's own usage errors: one line too, no usage block
+        from ..render.terminal import safe
+
+        click.echo(safe(f"error: {click_message(e)}"), file=env.stderr)
         return e.exit_code
     except click.exceptions.Exit as e:
         return e.exit_code
@@ -133,6 +135,27 @@ def _dispatch(args: list[str], env: Environment) -> int:
 
         click.echo(safe(f"error: internal error: {type(e).__name__}: {e} (run with -v for details)"), file=env.stderr)
         return 1
+
+
+def click_message(e: click.ClickException) -> str:
+    """click's message as one line in kubectl's words: ``unknown flag: --foo``, ``invalid value for
+    --color: …``, the command named where it helps (``see 'kubectl kueue-dra map --help'``)."""
+    message = " ".join(e.format_message().split())
+    if isinstance(e, click.NoSuchOption):
+        message = f"unknown flag: {e.option_name}"
+        if e.possibilities:
+            message += f" (did you mean {' or '.join(sorted(e.possibilities))}?)"
+    elif isinstance(e, click.BadOptionUsage) and "requires an argument" in message:
+        message = f"flag needs an argument: {e.option_name}"
+    else:
+        message = message[:1].lower() + message[1:]
+        message = message.replace("invalid value for '", "invalid value for ").replace("': ", ": ", 1) \
+            if message.startswith("invalid value for '") else message
+    message = message.rstrip(".")
+    ctx = getattr(e, "ctx", None)
+    if isinstance(e, click.UsageError) and ctx is not None and ctx.command_path and "--help" not in message:
+        message += f"; see '{ctx.command_path} --help'"
+    return message
 
 
 def run() -> None:

@@ -45,7 +45,7 @@ def set_extended_resource(ctx: click.Context, device_class: str, name: str | Non
     document, dropped = run(open_view(opts), request)
     if dropped is not None and opts.output not in ("json", "yaml"):
         document["findings"] = document["findings"][1:]  # the error line below says it
-    emit(document, opts.output, lambda d: change_text(d, opts), out=opts.stdout)
+    emit(document, opts.printer, lambda d: change_text(d, opts), out=opts.stdout)
     if dropped is not None:
         raise dropped
     return 0

@@ -61,13 +61,13 @@ def map_(ctx: click.Context, kueue_namespace: str | None) -> int:
     if ctx.invoked_subcommand:
         return 0
     from ..commands.map.show import MapRequest, show_mappings
-    from ..render.map import map_text
+    from ..render.map import MAP_LISTING, map_text
     from ..render.output import emit
 
     request = MapRequest(kueue_namespace).validate()
     opts = command_options(ctx, READ_COMMAND)
     document = show_mappings(open_view(opts), request)
-    emit(document, opts.output, lambda d: map_text(d, opts), out=opts.stdout)
+    emit(document, opts.printer, lambda d: map_text(d, opts), MAP_LISTING, out=opts.stdout)
     return 0
 
 
@@ -89,7 +89,7 @@ def _change(ctx: click.Context, request: Any) -> int:
     shown = document
     if late_error is not None and opts.output not in ("json", "yaml"):  # the error line says it
         shown = dict(document, findings=document["findings"][:-1])
-    emit(shown, opts.output, lambda d: change_text(d, opts), out=opts.stdout)
+    emit(shown, opts.printer, lambda d: change_text(d, opts), out=opts.stdout)
     if late_error is not None:
         raise late_error
     return 0
@@ -100,7 +100,7 @@ def _emit_refusal(e: Any, opts: Any) -> None:
 
     emit({"changed": False, "written": False,
           "findings": [v.finding("error") for v in e.violations]},
-         opts.output, lambda d: "", out=opts.stdout)
+         opts.printer, lambda d: "", out=opts.stdout)
 
 
 @map_.command("set", short_help="Add the mapping NAME, or replace it.", epilog="""\b

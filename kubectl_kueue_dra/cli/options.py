@@ -16,7 +16,9 @@ import click
 from ..commands.connection import DEFAULT_TIMEOUT, parse_timeout
 from ..environment import Environment
 from ..errors import UsageError
-from ..render.output import FORMATS, Style
+from .printing import print_options, selection_options
+from ..render.output import Style
+from ..render.printers.spec import FAMILIES, OutputSpec
 
 
 @dataclass(kw_only=True)
@@ -30,7 +32,14 @@ class GlobalOptions:
     as_groups: list[str] = field(default_factory=list)
     request_timeout: float = DEFAULT_TIMEOUT
     insecure_skip_tls_verify: bool = False
-    output: str = "table"
+    output: str = "table"  # the printer's family (table, wide, json, yaml, name, jsonpath, custom-columns)
+    output_value: str | None = None  # -o as given
+    template: str | None = None
+    allow_missing_template_keys: bool = True
+    sort_by: str | None = None
+    selector: str | None = None
+    field_selector: str | None = None
+    printer: OutputSpec = field(default_factory=OutputSpec)
     no_headers: bool = False
     color: str = "auto"
     verbose: int = 0
@@ -39,10 +48,16 @@ class GlobalOptions:
 
     def check(self, command: str, accepts: "Accepts") -> "GlobalOptions":
         """A usage error (exit 2) for a global flag that does nothing for ``command``."""
+        from .printing import printer
+
+        if "output_value" in self.given:
+            self.given.add("output")
+        self.printer = printer(self, accepts.outputs)
+        self.output = self.printer.family
         unused = [name for name in _FLAG_NAMES if name in self.given and not accepts.takes(name, self)]
         if unused:
             flag = _FLAG_NAMES[unused[0]]
-            what = f"-o {self.output}" if unused[0] == "output" else flag
+            what = f"-o {self.printer.format}" if unused[0] == "output" else flag
             raise UsageError(f"{what} does nothing for {command}", accepts.hint(unused[0], command))
         if self.as_groups and not self.as_user:
             # the API server refuses Impersonate-Group without Impersonate-User (kubectl says so too)
@@ -63,7 +78,8 @@ CONNECTION = ("kubeconfig", "context", "as_user", "as_groups", "request_timeout"
 _FLAG_NAMES = {"kubeconfig": "--kubeconfig", "context": "--context", "namespace": "-n/--namespace",
                "all_namespaces": "-A/--all-namespaces", "as_user": "--as", "as_groups": "--as-group",
                "request_timeout": "--request-timeout", "insecure_skip_tls_verify": "--insecure-skip-tls-verify",
-               "output": "-o/--output", "no_headers": "--no-headers",
+               "output": "-o/--output", "no_headers": "--no-headers", "sort_by": "--sort-by",
+               "selector": "-l/--selector", "field_selector": "--field-selector",
                "color": "--color", "from_path": "--from"}
 
 
@@ -71,13 +87,15 @@ _FLAG_NAMES = {"kubeconfig": "--kubeconfig", "context": "--context", "namespace"
 class Accepts:
     """The global flags a command acts on; every command takes -v."""
 
-    outputs: tuple[str, ...] = FORMATS
+    outputs: tuple[str, ...] = tuple(f for f in FAMILIES if f != "name")
     namespace: bool = False
     all_namespaces: bool = False
     cluster: bool = True  # the connection flags (--kubeconfig, --context, --as, ...)
     tables: bool = True  # --no-headers
     color: bool = True
     snapshot: bool = True  # --from
+    sort: bool = True  # --sort-by: the document has a list to sort
+    selection: bool = False  # -l/--selector, --field-selector
 
     def takes(self, name: str, opts: "GlobalOptions") -> bool:
         if name == "output":
@@ -85,7 +103,9 @@ class Accepts:
         if name in CONNECTION:
             return self.cluster
         return bool({"namespace": self.namespace, "all_namespaces": self.all_namespaces,
-                     "no_headers": self.tables, "color": self.color, "from_path": self.snapshot}.get(name))
+                     "no_headers": self.tables, "color": self.color, "from_path": self.snapshot,
+                     "sort_by": self.sort, "selector": self.selection,
+                     "field_selector": self.selection}.get(name))
 
     def hint(self, name: str, command: str) -> str | None:
         if name == "output":
@@ -96,7 +116,7 @@ class Accepts:
 #: classes, map, verify: cluster-wide reads, every output format
 READ_COMMAND = Accepts()
 #: changes (map set/remove, classes set-extended-resource): a summary and a diff, no tables
-CHANGE_COMMAND = Accepts(outputs=("table", "json", "yaml"), tables=False)
+CHANGE_COMMAND = Accepts(outputs=("table", "json", "yaml", "jsonpath"), tables=False, sort=False)
 
 
 def global_options(ctx: click.Context) -> GlobalOptions:
@@ -112,7 +132,7 @@ def command_options(ctx: click.Context, accepts: Accepts) -> GlobalOptions:
 
 def _store(attr: str, convert: Callable[[Any], Any] | None = None) -> Callable[..., Any]:
     def callback(ctx: click.Context, param: click.Parameter, value: Any) -> None:
-        if value is None or value == () or value is False:
+        if value is None or value == () or (value is False and attr != "allow_missing_template_keys"):
             return
         opts = global_options(ctx)
         opts.given.add(attr)
@@ -149,8 +169,6 @@ _OPTIONS: list[Callable[..., Any]] = [
     click.option("--insecure-skip-tls-verify", "insecure_skip_tls_verify", is_flag=True, default=None,
                  expose_value=False, callback=_store("insecure_skip_tls_verify"),
                  help="Do not check the server's certificate (as kubectl; insecure)."),
-    click.option("-o", "--output", type=click.Choice(FORMATS), expose_value=False,
-                 callback=_store("output"), help="Output format (default table)."),
     click.option("--no-headers", is_flag=True, default=None, expose_value=False,
                  callback=_store("no_headers"), help="Omit table headers."),
     click.option("--color", type=click.Choice(("auto", "always", "never")), expose_value=False,
@@ -158,6 +176,8 @@ _OPTIONS: list[Callable[..., Any]] = [
     click.option("-v", "--verbose", count=True, default=None, expose_value=False,
                  callback=_store("verbose"), help="Debug output (requests, tracebacks)."),
 ]
+
+_OPTIONS[8:8] = print_options(_store)
 
 FROM_OPTION = click.option(
     "--from", "from_path", metavar="PATH", expose_value=False, callback=_store("from_path"),
@@ -173,3 +193,9 @@ def with_global_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 def with_snapshot_option(f: Callable[..., Any]) -> Callable[..., Any]:
     return FROM_OPTION(f)
+
+
+def with_selection_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    for option in reversed(selection_options(_store)):
+        f = option(f)
+    return f

@@ -39,12 +39,12 @@ def verify(ctx: click.Context, paths: tuple[str, ...], no_probe: bool, kueue_nam
     from ..commands.verify.request import VerifyRequest
     from ..commands.verify.request import verify as run_verify
     from ..render.output import emit
-    from ..render.verify import verify_text
+    from ..render.verify import VERIFY_LISTING, verify_text
 
     request = VerifyRequest(list(paths), not no_probe, kueue_namespace).validate()
     opts = command_options(ctx, READ_COMMAND)
     document, failed, error = run_verify(open_view(opts), request)
-    emit(document, opts.output, lambda d: verify_text(d, opts), out=opts.stdout)
+    emit(document, opts.printer, lambda d: verify_text(d, opts), VERIFY_LISTING, out=opts.stdout)
     if error is not None:
         raise error
     return 1 if failed else 0

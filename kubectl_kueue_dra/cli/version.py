@@ -14,7 +14,7 @@ from .common import KUEUE_NAMESPACE_OPTION, Command
 from .options import Accepts, command_options, with_global_options, with_snapshot_option
 
 #: version prints lines or a document: no tables, no colour, cluster-wide
-ACCEPTS = Accepts(outputs=("table", "json", "yaml"), tables=False, color=False)
+ACCEPTS = Accepts(outputs=("table", "json", "yaml", "jsonpath"), tables=False, color=False, sort=False)
 
 
 def client_version() -> dict[str, Any]:
@@ -55,7 +55,7 @@ def version(ctx: click.Context, client_only: bool, kueue_namespace: str | None) 
     request = VersionRequest(client_only, kueue_namespace).validate()
     opts = command_options(ctx, ACCEPTS)
     document, error = version_document(request, client_version(), lambda: open_view(opts), opts.from_path)
-    emit(document, opts.output, version_text, out=opts.stdout)
+    emit(document, opts.printer, version_text, out=opts.stdout)
     if error is not None:
         raise error
     return 0

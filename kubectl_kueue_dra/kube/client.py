@@ -9,6 +9,7 @@ fields newer than the client.
 import json
 import logging
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
@@ -222,6 +223,45 @@ class KubeClient:
     def get(self, path: str, target: Target, query: dict[str, Any] | None = None) -> Any:
         return self.request("GET", path, target, query=query)
 
+    def watch(self, path: str, target: Target, query: dict[str, Any], read_timeout: float) -> Iterator[dict[str, Any]]:
+        """The events of a watch (``?watch=1``), one dict per line the server streams, until the
+        server ends it (its ``timeoutSeconds``) or ``read_timeout`` passes without a byte. A dropped
+        connection ends the iteration like the server's end does: the caller resumes from the last
+        resourceVersion. A 410 answer or ERROR event with code 410 raises ``errors.Expired``."""
+        import urllib3
+
+        url = self.server + path + "?" + urlencode(dict(query, watch="1"))
+        try:
+            resp = self._pool.request("GET", url, headers=self._headers(None), preload_content=False, retries=False,
+                                      timeout=urllib3.Timeout(connect=min(self.opts.request_timeout, 10.0),
+                                                              read=read_timeout))
+        except (urllib3.exceptions.HTTPError, OSError) as e:
+            raise self._unreachable(e) from None
+        with self._stats_lock:
+            self.stats.requests += 1
+            self.stats.calls.append({"method": "GET", "path": url[len(self.server):], "status": resp.status,
+                                     "bytes": 0, "ms": 0.0})  # a stream: its bytes are counted as they come
+        log.debug("WATCH %s -> %s", url, resp.status)
+        try:
+            if not 200 <= resp.status < 300:
+                raise self._http_error(resp.status, resp.read(), target)
+            for line in resp:
+                if not line.strip():
+                    continue
+                with self._stats_lock:
+                    self.stats.bytes_read += len(line)
+                event = json.loads(line)
+                if event.get("type") == "ERROR":
+                    status = event.get("object") or {}
+                    if status.get("code") == 410:
+                        raise errors.Expired(str(status.get("message") or "resource version too old"), status=410)
+                    raise errors.ServerError(f"watch of {target.resource}: {status.get('message') or status}",
+                                             status=status.get("code"))
+                yield event
+        except (urllib3.exceptions.ProtocolError, urllib3.exceptions.ReadTimeoutError, OSError) as e:
+            log.debug("watch %s ended: %s", url, e)
+        finally:
+            resp.release_conn()
 
 def _quiet_insecure_warning() -> None:
     """The user asked for no certificate check (kubeconfig or flag): urllib3 would warn on every

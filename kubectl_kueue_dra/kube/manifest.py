@@ -8,6 +8,7 @@ like the view checks what it reads) so that explain can use them before the clus
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -60,33 +61,74 @@ def _documents(docs: list[Any]) -> list[Any]:
     return out
 
 
-def read_manifest(path: str, stdin: IO[str], opened_at: str | None = None) -> Manifest:
-    """The workloads in ``path`` (``-`` reads ``stdin``, the run's) and the objects beside them
-    (the file read at ``opened_at`` when the path is relative to another directory than the
-    process's)."""
+#: what kubectl reads from a directory (a file named on the command line is read whatever its name)
+MANIFEST_EXTENSIONS = (".json", ".yaml", ".yml")
+
+
+def manifest_files(paths: list[str], recursive: bool = False,
+                   where: Callable[[str], str] = str) -> list[tuple[str, str]]:
+    """The files ``-f`` names, as kubectl finds them: a file as given, ``-`` for stdin, a
+    directory's .json/.yaml/.yml files in name order (its subdirectories too with ``-R``). Each
+    as (the name shown, the path opened: ``where`` says where a path of the command line is)."""
+    import os
+
+    files: list[tuple[str, str]] = []
+    for path in paths:
+        opened = where(path)
+        if path == "-" or not os.path.isdir(opened):
+            files.append((path, opened))
+            continue
+        found = []
+        for top, dirs, names in os.walk(opened):
+            dirs[:] = sorted(dirs) if recursive else []
+            found += [(os.path.join(path, os.path.relpath(os.path.join(top, n), opened)), os.path.join(top, n))
+                      for n in names if n.endswith(MANIFEST_EXTENSIONS)]
+        if not found:
+            raise UsageError(f"-f {path}: no .json, .yaml or .yml file in it"
+                             + ("" if recursive else " (-R reads its subdirectories)"))
+        files += sorted(found)
+    return files
+
+
+def _read_documents(path: str, opened: str, stdin: IO[str]) -> list[Any]:
     import yaml
 
     try:
         if path == "-":
             text = stdin.read()
         else:
-            with open(opened_at or path, "rb") as f:
+            with open(opened, "rb") as f:
                 text = utf8_text(f.read())
     except OSError as e:
         raise UsageError(f"-f {path}: {e.strerror}") from None
     except (NotUtf8, UnicodeDecodeError) as e:
         raise UsageError(f"-f {path}: {e if isinstance(e, NotUtf8) else 'not UTF-8 text'}") from None
     try:
-        docs = _documents(list(yaml.safe_load_all(text)))
+        return _documents(list(yaml.safe_load_all(text)))
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f":{mark.line + 1}" if mark else ""
         raise UsageError(f"-f {path}{where}: malformed YAML: {getattr(e, 'problem', None) or e}") from None
+
+
+def read_manifest(paths: str | list[str], stdin: IO[str], recursive: bool = False,
+                  where: Callable[[str], str] = str) -> Manifest:
+    """The workloads of every file ``paths`` name (``-`` reads ``stdin``, the run's; a directory its
+    manifests), in order, and the objects beside them: a template in one file serves a Job in
+    another, as when they are applied together. ``where`` says where a path of the command line is
+    opened (the run's working directory)."""
+    paths = [paths] if isinstance(paths, str) else list(paths)
+    files = manifest_files(paths, recursive, where)
+    if [shown for shown, _ in files].count("-") > 1:
+        raise UsageError("-f - (standard input) can be given only once")
+    docs = [d for shown, opened in files for d in _read_documents(shown, opened, stdin)]
+    named = " ".join(f"-f {p}" for p in paths)
     workloads = [dict(d) for d in docs if isinstance(d, dict) and d.get("kind") in WORKLOAD_KINDS]
     if not workloads:
         kinds = ", ".join(sorted({str(d.get("kind")) for d in docs if isinstance(d, dict)})) or "nothing"
-        raise UsageError(f"-f {path}: no {listed(WORKLOAD_KINDS)} in it (found {kinds})")
-    manifest = Manifest(f"-f {path}", workloads)
+        raise UsageError(f"{named}: no {listed(WORKLOAD_KINDS)} in {'it' if len(files) == 1 else 'them'} "
+                         f"(found {kinds})")
+    manifest = Manifest(named, workloads)
     for d in docs:
         if isinstance(d, dict) and d.get("kind") not in WORKLOAD_KINDS:
             obj = to_v1(dict(d))

@@ -9,8 +9,8 @@ command can carry on and mark its answer partial.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator
 from typing import Any
-from collections.abc import Callable
 
 from ..k8s.object_shapes import GENERIC, SHAPES
 from ..k8s.shape import Malformed, SharedParts, check_object
@@ -33,26 +33,8 @@ def _field(obj: Obj, dotted: str) -> Any:
     return value
 
 
-def _label_matches(obj: Obj, selector: str | None) -> bool:
-    if not selector:
-        return True
-    labels = (obj.get("metadata") or {}).get("labels") or {}
-    for term in selector.split(","):
-        term = term.strip()
-        if "!=" in term:
-            k, v = term.split("!=", 1)
-            if labels.get(k.strip()) == v.strip():
-                return False
-        elif "=" in term:
-            k, v = term.split("=", 1)
-            if labels.get(k.strip()) != v.strip().lstrip("="):
-                return False
-        elif term.startswith("!"):
-            if term[1:] in labels:
-                return False
-        elif term not in labels:
-            return False
-    return True
+#: the key under which a user's --field-selector string rides among the plugin's own equalities
+_USER_FIELDS = "\0user"
 
 
 class ClusterView(ABC):
@@ -77,13 +59,20 @@ class ClusterView(ABC):
 
     # -- the interface ------------------------------------------------------------------------
     def list(self, kind: str, namespace: str | None = None, *,
-             field_selector: dict[str, str] | None = None, label_selector: str | None = None) -> list[Obj]:
+             field_selector: dict[str, str] | None = None, label_selector: str | None = None,
+             fields: str | None = None, on_server: bool = False) -> list[Obj]:
+        """The objects of ``kind``; ``fields`` is the user's ``--field-selector`` string (checked by
+        ``k8s.selectors``), ``field_selector`` equalities the plugin itself asks for. ``on_server``:
+        a live server selects (the user's -l and --field-selector, as kubectl sends them), even when
+        a broader list already read could answer."""
         k = KINDS[kind]
         ns = namespace if k.namespaced else None
+        if fields:
+            field_selector = {**(field_selector or {}), _USER_FIELDS: fields}
         key = (kind, ns, tuple(sorted((field_selector or {}).items())), label_selector)
         if key not in self._cache:
             # A cluster-wide list already fetched answers narrower questions without a request.
-            broad = self._cache.get((kind, None, (), None))
+            broad = None if on_server and self.live else self._cache.get((kind, None, (), None))
             if broad is not None:
                 self._cache[key] = [o for o in broad if self._matches(o, ns, field_selector, label_selector)]
             else:
@@ -152,16 +141,31 @@ class ClusterView(ABC):
     def server_version(self) -> Obj | None:
         return None
 
+    def resource_version(self, kind: str, namespace: str | None = None, *, label_selector: str | None = None,
+                         fields: str | None = None) -> str:
+        """Where a watch of ``kind`` starts (a live cluster only)."""
+        raise errors.NotFound(f"{self.source} cannot be watched", status=None)
+
+    def watch(self, kind: str, namespace: str | None, *, resource_version: str, timeout_seconds: int,
+              label_selector: str | None = None, fields: str | None = None) -> Iterator[Obj]:
+        """The changes of ``kind`` after ``resource_version`` (a live cluster only)."""
+        raise errors.NotFound(f"{self.source} cannot be watched", status=None)
+
     # -- for implementations ------------------------------------------------------------------
     @staticmethod
     def _matches(obj: Obj, namespace: str | None, field_selector: dict[str, str] | None,
                  label_selector: str | None) -> bool:
         if namespace is not None and (obj.get("metadata") or {}).get("namespace") != namespace:
             return False
+        from ..k8s.selectors import fields_match, labels_match, parse_fields, parse_labels
+
         for path, want in (field_selector or {}).items():
-            if str(_field(obj, path)) != want:
+            if path == _USER_FIELDS:
+                if not fields_match(parse_fields(want), obj):
+                    return False
+            elif str(_field(obj, path)) != want:
                 return False
-        return _label_matches(obj, label_selector)
+        return not label_selector or labels_match(parse_labels(label_selector), obj)
 
     def _compactor(self) -> Any:
         """One SliceCompactor per view, so that every list of ResourceSlices shares its parts."""
@@ -239,6 +243,42 @@ class LiveView(ClusterView):
         base += f"/{kind.plural}"
         return base + (f"/{name}" if name else "")
 
+    def resource_version(self, kind: str, namespace: str | None = None, *, label_selector: str | None = None,
+                         fields: str | None = None) -> str:
+        """The list's current resourceVersion (one item asked for): where a watch starts."""
+        k = KINDS[kind]
+        version = self.api_version(k)
+        if version is None:
+            raise errors.NotFound(f"this cluster does not serve {k.resource}", status=404)
+        query = {"limit": 1, "labelSelector": label_selector, "fieldSelector": fields}
+        page = self.client.get(self._path(k, version, namespace if k.namespaced else None),
+                               _target("list", k.resource, namespace), {q: v for q, v in query.items() if v})
+        return str((page.get("metadata") or {}).get("resourceVersion") or "")
+
+    def watch(self, kind: str, namespace: str | None, *, resource_version: str, timeout_seconds: int,
+              label_selector: str | None = None, fields: str | None = None) -> Iterator[Obj]:
+        """The events of ``kind`` after ``resource_version`` (``ADDED``, ``MODIFIED``, ``DELETED``,
+        ``BOOKMARK``), each object reshaped as ``list`` gives them; the server ends the watch after
+        ``timeout_seconds`` (then the caller resumes from the last resourceVersion)."""
+        k = KINDS[kind]
+        version = self.api_version(k)
+        if version is None:
+            return
+        query: dict[str, Any] = {"resourceVersion": resource_version, "allowWatchBookmarks": "true",
+                                 "timeoutSeconds": timeout_seconds}
+        if label_selector:
+            query["labelSelector"] = label_selector
+        if fields:
+            query["fieldSelector"] = fields
+        group_version = f"{k.group}/{version}" if k.group else version
+        path = self._path(k, version, namespace if k.namespaced else None)
+        for event in self.client.watch(path, _target("watch", k.resource, namespace), query, timeout_seconds + 10.0):
+            obj = event.get("object") or {}
+            obj.setdefault("apiVersion", group_version)
+            obj.setdefault("kind", k.kind)
+            event["object"] = to_v1(obj)
+            yield event
+
     def _list(self, kind: Kind, namespace: str | None, field_selector: dict[str, str],
               label_selector: str | None) -> list[Obj]:
         version = self.api_version(kind)
@@ -246,7 +286,7 @@ class LiveView(ClusterView):
             return []
         query: dict[str, Any] = {}
         if field_selector:
-            query["fieldSelector"] = ",".join(f"{k}={v}" for k, v in field_selector.items())
+            query["fieldSelector"] = ",".join(v if k == _USER_FIELDS else f"{k}={v}" for k, v in field_selector.items())
         if label_selector:
             query["labelSelector"] = label_selector
         target = _target("list", kind.resource, namespace)

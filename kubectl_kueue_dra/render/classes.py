@@ -3,6 +3,11 @@
 from typing import Any
 
 from .output import findings_text, table
+from .printers.emit import Listing, object_name
+
+#: -o name, custom-columns and --sort-by: one item per DeviceClass
+CLASSES_LISTING = Listing("deviceClasses", lambda c: object_name("DeviceClass", "resource.k8s.io/v1", c["name"]))
+DEVICES_LISTING = Listing("devices", lambda c: object_name("DeviceClass", "resource.k8s.io/v1", c["deviceClass"]))
 
 
 def _count(value: Any) -> str:

@@ -5,6 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from .output import Style, findings_text, table
+from .printers.emit import Listing
+
+#: custom-columns and --sort-by: one item per mapping (not an object of its own: no -o name)
+MAP_LISTING = Listing("mappings")
+
 
 def target_text(target: dict[str, Any] | None) -> str:
     if not target or not target.get("kind"):
@@ -28,8 +33,9 @@ def _classes(m: dict[str, Any], style: Style) -> str:
 
 def map_text(doc: dict[str, Any], opts: Any) -> str:
     style, wide = opts.style, opts.output == "wide"
-    parts = [f"{target_text(doc['target'])}" + (f", Kueue {doc['kueueVersion']}"
-                                                if doc.get("kueueVersion") else "")]
+    # the banner says where the mappings live; --no-headers prints the rows alone, as kubectl does
+    parts = [] if opts.no_headers else [f"{target_text(doc['target'])}" + (
+        f", Kueue {doc['kueueVersion']}" if doc.get("kueueVersion") else "")]
     rows = []
     for m in doc["mappings"]:
         covered = "?" if m["coveredBy"] is None else ",".join(m["coveredBy"]) or style("-", "yellow")

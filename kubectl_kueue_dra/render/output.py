@@ -5,15 +5,19 @@ function that turns that document into text. JSON and YAML print the document un
 human and machine outputs can never disagree.
 """
 
-import json
-from typing import IO, Any
+from __future__ import annotations
+
 from collections.abc import Callable
+from typing import IO, TYPE_CHECKING, Any
 
 import click
 
-from .terminal import coloured, safe
+from .terminal import coloured, marked, measurable, safe
 
-FORMATS = ("table", "wide", "json", "yaml")
+if TYPE_CHECKING:
+    from .printers.emit import Listing
+    from .printers.spec import OutputSpec
+
 
 _SEVERITY_STYLE = {"error": "red", "warning": "yellow", "info": "cyan"}
 _STATUS_STYLE = {"pass": "green", "warn": "yellow", "fail": "red", "skip": "bright_black", "info": "cyan"}
@@ -47,12 +51,13 @@ def table(headers: list[str], rows: list[list[Any]], no_headers: bool = False) -
     """A kubectl-style table: upper-case headers, left-aligned; None prints as ``<none>``."""
     from tabulate import tabulate
 
-    cells = [["<none>" if c is None else str(c) for c in row] for row in rows]
+    # widths are measured on what the terminal shows: escapes as written, colour codes as nothing
+    cells = [[measurable("<none>" if c is None else str(c)) for c in row] for row in rows]
     if not cells:
         return ""
-    text = tabulate(cells, headers=[] if no_headers else [h.upper() for h in headers],
+    text = tabulate(cells, headers=[] if no_headers else [measurable(h.upper()) for h in headers],
                     tablefmt="plain", disable_numparse=True, stralign="left")
-    return "\n".join(line.rstrip() for line in text.splitlines())
+    return marked("\n".join(line.rstrip() for line in text.splitlines()))
 
 
 def findings_text(findings: list[dict[str, Any]], style: Style, indent: str = "") -> str:
@@ -64,16 +69,14 @@ def findings_text(findings: list[dict[str, Any]], style: Style, indent: str = ""
     return "\n".join(lines)
 
 
-def emit(document: dict[str, Any], fmt: str, text: Callable[[dict[str, Any]], str], *, out: IO[str]) -> None:
-    """The document on ``out`` (the run's stdout): as JSON, YAML, or the text drawn from it."""
-    if fmt == "json":
-        click.echo(json.dumps(document, indent=2, sort_keys=False), file=out)
-    elif fmt == "yaml":
-        import yaml
+def emit(document: dict[str, Any], spec: OutputSpec, text: Callable[[dict[str, Any]], str],
+         listing: Listing | None = None, quantity: Callable[[str], Any] | None = None, *, out: IO[str]) -> None:
+    """Print ``document`` on ``out`` (the run's stdout) as ``spec`` says (``printers.emit``): sorted by
+    ``--sort-by``, then as data (JSON, YAML, JSONPath: exact) or as text for a terminal (escaped)."""
+    from .printers.emit import Listing, formatted, sorted_document
 
-        click.echo(yaml.safe_dump(document, sort_keys=False, default_flow_style=False).rstrip(), file=out)
-    else:
-        shown = text(document)
-        if shown:
-            # the text has colour codes only when Style enabled them
-            click.echo(safe(shown), color=True, file=out)
+    listing = listing or Listing()
+    document = sorted_document(document, listing, spec.sort_by, quantity)
+    text_out, for_terminal = formatted(document, spec, text, listing)
+    if text_out:  # colour only when Style made it
+        click.echo(safe(text_out) if for_terminal else text_out, nl=False, color=True, file=out)

@@ -23,6 +23,21 @@ def _escaped(match: "re.Match[str]") -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
+def escaped(text: str) -> str:
+    """``text`` with every control character escaped; the plugin's colour markers stay markers."""
+    return _UNSAFE.sub(_escaped, text)
+
+
+def measurable(text: str) -> str:
+    """Escaped text whose colours are real ANSI codes, which a table layout (tabulate) measures as
+    zero-width; ``marked`` turns them back into markers. Nothing from the cluster is an ESC by then."""
+    return escaped(text).replace(COLOUR_ESC, "\x1b")
+
+
+def marked(text: str) -> str:
+    return text.replace("\x1b", COLOUR_ESC)
+
+
 def safe(text: str) -> str:
     """``text`` with every control character escaped, the plugin's own colour codes kept."""
     return _UNSAFE.sub(_escaped, text).replace(COLOUR_ESC, "\x1b")

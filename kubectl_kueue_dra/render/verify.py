@@ -3,6 +3,10 @@
 from typing import Any
 
 from .output import table
+from .printers.emit import Listing
+
+#: custom-columns and --sort-by: one item per check (checks are no objects: no -o name)
+VERIFY_LISTING = Listing("checks")
 
 
 def _summary(doc: dict[str, Any]) -> str:

@@ -44,7 +44,9 @@ def test_no_descriptions_variant():
 
 def test_option_names_and_choice_values():
     assert "--kueue-namespace" in values(complete("classes", "--k")[0])
-    assert complete("classes", "-o", "")[0] == ["table", "wide", "json", "yaml"]
+    assert complete("classes", "-o", "")[0] == ["table", "wide", "json", "yaml", "name", "jsonpath=", "jsonpath-file=",
+                                                "jsonpath-as-json=", "custom-columns=", "custom-columns-file="]
+    assert complete("classes", "-o", "js") == (["json", "jsonpath=", "jsonpath-file=", "jsonpath-as-json="], 4 | 2)
     assert complete("completion", "")[0] == ["bash", "zsh", "fish", "kubectl"]
 
 
@@ -114,10 +116,10 @@ def test_bash_script_completes_in_a_real_bash():
     if not (bin_dir / "kubectl-kueue_dra").exists():
         pytest.skip("the kubectl-kueue_dra console script is not installed beside this Python")
     program = script + (
-        "\nCOMP_WORDS=(kubectl-kueue_dra classes -o j); COMP_CWORD=3\n"
+        "\nCOMP_WORDS=(kubectl-kueue_dra classes -o ya); COMP_CWORD=3\n"
         "_kubectl_kueue_dra_completion kubectl-kueue_dra\n"
         'printf "%s\\n" "${COMPREPLY[@]}"\n')
     env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     proc = subprocess.run(["bash", "--norc", "-c", program], capture_output=True, text=True, env=env,
                           cwd=ROOT, timeout=60)
-    assert proc.stdout.split() == ["json"], proc.stderr
+    assert proc.stdout.split() == ["yaml"], proc.stderr

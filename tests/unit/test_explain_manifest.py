@@ -98,7 +98,7 @@ def test_generate_name_is_shown_as_the_prefix(tmp_path):
     assert text.splitlines()[0].startswith("What-if: Job ml-research/train- (name generated, not submitted)")
     assert "None" not in text
     doc = explain_json("-f", "-", input=TEMPLATE + "---\n" + job(name="generateName: train-"))
-    assert doc["manifest"] == {"kind": "Job", "namespace": "ml-research", "name": None, "generateName": "train-",
+    assert doc["manifest"] == {"apiVersion": "batch/v1", "kind": "Job", "namespace": "ml-research", "name": None, "generateName": "train-",
                                "displayName": "train- (generated)"}
 
 

@@ -32,6 +32,7 @@ class ClassesFacts:
     cli: str  # oc or kubectl, for the fixes
     findings: list[dict[str, Any]] = field(default_factory=list)  # about Kueue's configuration
     uncharged: Uncharged | None = None  # the classes report only
+    selected: set[str] | None = None  # the classes -l/--field-selector chose; None: every class
 
     @property
     def config(self) -> KueueConfig:
@@ -43,7 +44,8 @@ class ClassesFacts:
         return self.installation.effective.mappings if self.config.found else None
 
 
-def gather(view: ClusterView, kueue_namespace: str | None, *, uncharged: bool) -> ClassesFacts:
+def gather(view: ClusterView, kueue_namespace: str | None, *, uncharged: bool, selector: str | None = None,
+           field_selector: str | None = None) -> ClassesFacts:
     if view.live and not view.serves("DeviceClass"):
         raise UserError("this cluster does not serve resource.k8s.io (DRA): Kubernetes 1.34+ with "
                         "DynamicResourceAllocation is needed")
@@ -55,6 +57,10 @@ def gather(view: ClusterView, kueue_namespace: str | None, *, uncharged: bool) -
                          cluster_queues=cluster_queues, pools=group_pools(slices) if slices is not None else None,
                          cli="kubectl", findings=config_findings(installation.config, view))
     facts.cli = cli_of(view, installation.config)  # before "partial": a 403 it meets makes the answer partial
+    if selector or field_selector:  # the server filters: every class is read above, findings span them
+        chosen = view.list("DeviceClass", label_selector=selector or None, fields=field_selector or None,
+                           on_server=True)
+        facts.selected = {dc["metadata"]["name"] for dc in chosen}
     if uncharged:
         facts.uncharged = read_uncharged(view, device_classes, facts.mappings)
     return facts

@@ -19,10 +19,20 @@ class ClassesRequest:
     kueue_namespace: str | None = None
     #: --devices: None = the classes report; "" = the devices of every class; else of that class
     devices: str | None = None
+    selector: str | None = None  # -l: which DeviceClasses are shown (all are read: findings span classes)
+    field_selector: str | None = None
 
     def validate(self) -> ClassesRequest:
+        from ...k8s.selectors import parse_fields, parse_labels
+
         flags.kueue_namespace(self.kueue_namespace)
+        parse_labels(self.selector or "")
+        parse_fields(self.field_selector or "", CLASS_FIELDS)
         return self
+
+
+#: the fields the API server selects DeviceClasses by
+CLASS_FIELDS = ("metadata.name", "metadata.namespace")
 
 
 def classes_document(view: ClusterView, req: ClassesRequest) -> dict[str, Any]:
@@ -30,7 +40,8 @@ def classes_document(view: ClusterView, req: ClassesRequest) -> dict[str, Any]:
     from ...dra.cel import SelectorEvaluator
     from .report import classes_report
 
-    facts = gather(view, req.kueue_namespace, uncharged=req.devices is None)
+    facts = gather(view, req.kueue_namespace, uncharged=req.devices is None, selector=req.selector,
+                   field_selector=req.field_selector)
     if req.devices is not None:
         return _devices_document(view, req.devices, facts)
     assert facts.uncharged is not None
@@ -41,7 +52,7 @@ def classes_document(view: ClusterView, req: ClassesRequest) -> dict[str, Any]:
         "kueueConfig": facts.config.target() if facts.config.found else None,
         "kueueInstallation": facts.installation.to_json(),
         "partial": is_partial(view),
-        "deviceClasses": report,
+        "deviceClasses": report if facts.selected is None else [c for c in report if c["name"] in facts.selected],
         "uncharged": facts.uncharged.doc(),
         "findings": unreadable_findings(view) + facts.findings + uncharged_findings(facts.uncharged),
     }, facts.cli)
@@ -52,7 +63,8 @@ def _devices_document(view: ClusterView, wanted: str, facts: ClassesFacts) -> di
     from ...dra.cel import SelectorEvaluator
     from .report import class_devices
 
-    chosen = sorted((dc for dc in facts.device_classes if not wanted or dc["metadata"]["name"] == wanted),
+    chosen = sorted((dc for dc in facts.device_classes if (not wanted or dc["metadata"]["name"] == wanted)
+                     and (facts.selected is None or dc["metadata"]["name"] in facts.selected)),
                     key=lambda dc: dc["metadata"]["name"])
     if wanted and not chosen:
         raise UserError(f'DeviceClass "{wanted}" not found ({facts.source})',

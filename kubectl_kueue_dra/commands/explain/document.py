@@ -117,7 +117,8 @@ def _manifest_doc(subject: Subject) -> dict[str, Any] | None:
     if subject.manifest is None:
         return None
     meta = subject.manifest.get("metadata") or {}
-    return {"kind": subject.manifest.get("kind"), "namespace": subject.namespace, "name": meta.get("name"),
+    return {"apiVersion": subject.manifest.get("apiVersion"), "kind": subject.manifest.get("kind"),
+            "namespace": subject.namespace, "name": meta.get("name"),
             "generateName": None if meta.get("name") else meta.get("generateName"),
             "displayName": manifest_name(subject.manifest)}
 

@@ -14,10 +14,17 @@ from ...kube.view import ClusterView
 from ...kueue.install import flags
 
 
+#: the fields the API server selects Workloads by (Kueue's v1beta2 CRD adds the ClusterQueue)
+WORKLOAD_FIELDS = ("metadata.name", "metadata.namespace", "status.admission.clusterQueue")
+
+
 @dataclass(kw_only=True)
 class ExplainRequest:
     reference: str | None = None
-    filename: str | None = None
+    filenames: tuple[str, ...] = ()
+    recursive: bool = False
+    selector: str | None = None  # -l, --field-selector: which Workloads the list shows
+    field_selector: str | None = None
     kueue_version: str | None = None
     kueue_namespace: str | None = None
     namespace: str | None = None
@@ -33,23 +40,33 @@ class ExplainRequest:
         from ...kube.manifest import read_manifest
         from ...kube.refs import parse_ref
 
-        if self.reference and self.filename:
+        from ...k8s.selectors import parse_fields, parse_labels
+
+        if self.reference and self.filenames:
             raise UsageError("give either TYPE/NAME or -f FILE", "e.g. explain job/train, or explain -f job.yaml")
-        if (self.cluster_queue or self.local_queue) and (self.reference or self.filename):
+        if (self.cluster_queue or self.local_queue) and (self.reference or self.filenames):
             raise UsageError("--cluster-queue and --local-queue select the workloads to list; "
                              "they do not go with TYPE/NAME or -f")
+        if (self.selector or self.field_selector) and (self.reference or self.filenames):
+            raise UsageError("-l and --field-selector select the workloads to list; they do not go with "
+                             f"{'TYPE/NAME' if self.reference else '-f'}")
+        if self.recursive and not self.filenames:
+            raise UsageError("-R reads the directories -f names; give -f DIR")
         flags.kueue_version(self.kueue_version)
         flags.kueue_namespace(self.kueue_namespace)
-        if self.filename and self.all_namespaces:
+        if self.filenames and self.all_namespaces:
             raise UsageError("-A finds the namespace of a TYPE/NAME; a manifest (-f) has its own")
+        parse_labels(self.selector or "")
+        parse_fields(self.field_selector or "", WORKLOAD_FIELDS)
         self.ref = parse_ref(self.reference) if self.reference else None
-        self.manifest = read_manifest(self.filename, env.stdin, env.path(self.filename)) if self.filename else None
+        if self.filenames:
+            self.manifest = read_manifest(list(self.filenames), env.stdin, self.recursive, env.path)
         return self
 
     @property
     def lists(self) -> bool:
         """No TYPE/NAME and no manifest: list the Workloads in scope, one line each."""
-        return not self.reference and not self.filename
+        return not self.reference and not self.filenames
 
 
 def list_document(view: ClusterView, req: ExplainRequest) -> dict[str, Any]:
@@ -58,7 +75,7 @@ def list_document(view: ClusterView, req: ExplainRequest) -> dict[str, Any]:
     from .workload_list import Scope, explain_all
 
     scope = Scope(None if req.all_namespaces else (req.namespace or view.default_namespace),
-                  req.cluster_queue, req.local_queue)
+                  req.cluster_queue, req.local_queue, req.selector, req.field_selector)
     items = explain_all(view, scope, Settings(req.kueue_version, req.kueue_namespace))
     return {"kind": "List", "items": items, "partial": bool(view.unreadable),
             "findings": unreadable_findings(view)}

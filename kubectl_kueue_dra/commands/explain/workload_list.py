@@ -24,6 +24,8 @@ class Scope:
     namespace: str | None  # None: every namespace (-A)
     cluster_queue: str | None = None
     local_queue: str | None = None
+    selector: str | None = None  # -l, passed to the server (a snapshot: matched here)
+    field_selector: str | None = None
 
 
 def _cluster_queue_of(view: ClusterView, wl: dict[str, Any]) -> str | None:
@@ -49,8 +51,9 @@ def _sort_key(wl: dict[str, Any]) -> tuple[str, str]:
 
 def workloads_in_scope(view: ClusterView, scope: Scope) -> list[dict[str, Any]]:
     """The Workloads to list, sorted like kubectl: by namespace, then name."""
-    return sorted((wl for wl in view.list("Workload", scope.namespace) if _in_scope(view, wl, scope)),
-                  key=_sort_key)
+    listed = view.list("Workload", scope.namespace, label_selector=scope.selector or None,
+                       fields=scope.field_selector or None, on_server=True)
+    return sorted((wl for wl in listed if _in_scope(view, wl, scope)), key=_sort_key)
 
 
 def _owner_of(wl: dict[str, Any]) -> str | None:
