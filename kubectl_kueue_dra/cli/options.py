@@ -1,6 +1,4 @@
-"""kubectl-style global flags, accepted before or after the command name.
-
-kubectl passes every argument after the plugin name through unchanged, so users write both
+"""kubectl-style global flags, accepted before or after the command name. kubectl passes every argument after the plugin name through unchanged, so users write both
 ``kubectl kueue-dra --context prod classes`` and ``kubectl kueue-dra classes --context prod``.
 Each flag is therefore declared on the root group *and* on every command; a callback stores the
 value in one ``GlobalOptions`` object on the root context (a value given after the command wins).
@@ -16,9 +14,9 @@ import click
 from ..commands.connection import DEFAULT_TIMEOUT, parse_timeout
 from ..environment import Environment
 from ..errors import UsageError
-from .printing import print_options, selection_options
 from ..render.output import Style
 from ..render.printers.spec import FAMILIES, OutputSpec
+from .printing import print_options, selection_options
 
 
 @dataclass(kw_only=True)

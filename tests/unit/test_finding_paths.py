@@ -290,8 +290,9 @@ def test_a_charge_above_what_the_allocated_devices_consume_is_said():
     slices = [{"spec": {"driver": "gpu.example.com", "pool": {"name": "node-1"}, "devices": [
         {"name": "mig-1g", "consumesCounters": [{"counterSet": "gpu-0", "counters": {"memory": {"value": "5Gi"}}}]},
         {"name": "mig-3g", "consumesCounters": [{"counterSet": "gpu-0", "counters": {"memory": {"value": "20Gi"}}}]}]}}]
-    line = CounterLine(RequestRef("gpu", "t", "gpu", "mig.example.com", 1), "gpu.memory", "memory", "gpu.example.com",
-                       2, 1, "mig-3g", "20Gi", 21474836480, "")
+    line = CounterLine(ref=RequestRef("gpu", "t", "gpu", "mig.example.com", 1), resource="gpu.memory",
+                       counter="memory", driver="gpu.example.com", matched_devices=2, matched_pools=1,
+                       max_device="mig-3g", counter_value="20Gi", per_pod=21474836480, detail="")
     result = ChargeResult([PodSetCharge("main", 1, lines=[line])])
     [f] = overcharge_findings(allocations(pods, claims, slices), result)
     assert (f["code"], f["severity"]) == ("ChargedAboveAllocation", "info")
