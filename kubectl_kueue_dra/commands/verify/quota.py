@@ -6,10 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...dra.cel import CelError, compile_selector
-from ...dra.device_classes import class_selectors, extended_resource_winners
+from ...dra.device_classes import class_selectors
 from ...dra.quantity import Quantity, display_quantity
 from ...dra.units import PLAIN, ZERO, unit_scale
-from ...kueue.config.mappings import Mapping, lookup
+from ...kueue.config.dra_resources import dra_resources as shared_dra_resources
+from ...kueue.config.mappings import Mapping
 from ...kueue.queues.cluster_queue import QuotaEntry, queues_covering, quota_entries
 from . import fixes
 from .facts import Facts
@@ -20,7 +21,8 @@ from .supply import count_devices, total_quota
 
 @dataclass(frozen=True)
 class DraResource:
-    """A quota resource DRA devices are charged under."""
+    """A quota resource DRA devices are charged under (``kueue/config/dra_resources``), with the
+    path of verify it belongs to."""
 
     name: str
     via: str  # "mapping" | "extendedResourceName"
@@ -35,13 +37,10 @@ class DraResource:
 
 
 def dra_resources(f: Facts) -> list[DraResource]:
-    out = [DraResource(m.name, "mapping", PARTITIONABLE if m.sources else CLAIMS, m.device_class_names, m)
-           for m in f.mappings or []]
-    for ern, name in sorted(extended_resource_winners(f.device_classes or []).items()):
-        if f.mappings and lookup(f.mappings, name) is not None:
-            continue  # the mapping name wins; the class is charged under it
-        if not any(r.name == ern for r in out):
-            out.append(DraResource(ern, "extendedResourceName", EXTENDED, (name,)))
+    out = []
+    for r in shared_dra_resources(f.mappings, f.device_classes):
+        path = EXTENDED if r.mapping is None else PARTITIONABLE if r.mapping.sources else CLAIMS
+        out.append(DraResource(r.name, r.via, path, r.classes, r.mapping))
     return out
 
 
@@ -228,7 +227,10 @@ def quota_vs_capacity(f: Facts) -> Result:
         return Result(SKIP, "no covered DRA quota resource to compare")
     if not statuses:
         return Result(SKIP, "; ".join(lines))
-    return Result(WARN if WARN in statuses else PASS, "; ".join(lines))
+    if WARN in statuses:
+        return Result(WARN, "; ".join(lines),
+                      "compare each ClusterQueue's quota with its use: kubectl kueue-dra queues")
+    return Result(PASS, "; ".join(lines))
 
 
 @check("uncharged-devices", "quota")
