@@ -84,11 +84,13 @@ CONDITION_CAUSES: list[tuple[str, str, str, str]] = [
      "add the resource (mapping name or extendedResourceName) to the ClusterQueue's coveredResources"),
     (r"insufficient unused quota", "QuotaExhausted",
      "the ClusterQueue (and its cohort) has not enough unused quota now; the workload waits for others to finish",
-     "wait, raise nominalQuota, or allow borrowing in a cohort"),
+     "wait, raise nominalQuota, or allow borrowing in a cohort; see who holds it: kubectl kueue-dra queues "
+     "--workloads"),
     (r"maximum capacity", "ExceedsQuota",
      "the workload asks for more than the ClusterQueue can ever get: its nominal quota plus what the cohort "
      "tree can lend it (other queues' lendingLimit, nested cohorts' quotas), capped by its borrowingLimit",
-     "raise the ClusterQueue's nominalQuota / borrowingLimit (or other queues' lendingLimit) or shrink the workload"),
+     "raise the ClusterQueue's nominalQuota / borrowingLimit (or other queues' lendingLimit) or shrink the workload; "
+     "kubectl kueue-dra queues shows its quota and cohort"),
 ]
 
 
@@ -99,6 +101,19 @@ def condition(obj: dict[str, Any], ctype: str) -> dict[str, Any] | None:
 def is_admitted(workload: dict[str, Any]) -> bool:
     cond = condition(workload, "Admitted")
     return bool(cond and cond.get("status") == "True")
+
+
+def workload_state(wl: dict[str, Any]) -> str:
+    """Finished, Admitted, QuotaReserved (quota held, admission checks pending), Inadmissible or
+    Pending: the newest of Kueue's conditions that holds."""
+    for ctype in ("Finished", "Admitted", "QuotaReserved"):
+        c = condition(wl, ctype)
+        if c and c.get("status") == "True":
+            return ctype
+    c = condition(wl, "QuotaReserved")
+    if c and c.get("reason") in ("Inadmissible", "Misconfigured"):
+        return "Inadmissible"
+    return "Pending"
 
 
 def kueue_says(wl: dict[str, Any] | None) -> str | None:
