@@ -32,6 +32,9 @@ class Style:
             self.enabled = False
         else:
             self.enabled = bool(getattr(stream, "isatty", lambda: False)())
+        encoding = str(getattr(stream, "encoding", None) or "").lower().replace("-", "").replace("_", "")
+        #: block characters (bars, tree lines) only where colour is on and the stream is UTF-8
+        self.unicode = self.enabled and encoding == "utf8"
 
     def __call__(self, text: str, fg: str | None = None, bold: bool = False) -> str:
         if not self.enabled or (fg is None and not bold):
@@ -46,15 +49,19 @@ class Style:
 
 
 def table(headers: list[str], rows: list[list[Any]], no_headers: bool = False) -> str:
-    """A kubectl-style table: upper-case headers, left-aligned; None prints as ``<none>``."""
+    """A kubectl-style table: upper-case headers, left-aligned; None prints as ``<none>``.
+
+    Cells are made terminal-safe first (``safe``: the plugin's colour codes become ESC, every
+    other control is escaped), so tabulate sees real colour sequences and measures the columns
+    without them; the result marks the colours again for ``emit``."""
     from tabulate import tabulate
 
-    cells = [["<none>" if c is None else str(c) for c in row] for row in rows]
+    cells = [["<none>" if c is None else safe(str(c)) for c in row] for row in rows]
     if not cells:
         return ""
-    text = tabulate(cells, headers=[] if no_headers else [h.upper() for h in headers],
+    text = tabulate(cells, headers=[] if no_headers else [safe(h.upper()) for h in headers],
                     tablefmt="plain", disable_numparse=True, stralign="left")
-    return "\n".join(line.rstrip() for line in text.splitlines())
+    return coloured("\n".join(line.rstrip() for line in text.splitlines()))
 
 
 def findings_text(findings: list[dict[str, Any]], style: Style, indent: str = "") -> str:
