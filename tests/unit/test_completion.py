@@ -31,7 +31,7 @@ def values(candidates):
 
 def test_commands_with_descriptions_and_no_file_completion():
     candidates, directive = complete("")
-    assert values(candidates) == ["classes", "completion", "explain", "map", "verify", "version"]
+    assert values(candidates) == ["classes", "completion", "explain", "map", "queues", "verify", "version"]
     assert all("\t" in c for c in candidates)
     assert directive == 4
     assert complete("ver")[0] == [c for c in candidates if c.startswith("ver")]

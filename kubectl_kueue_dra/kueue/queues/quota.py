@@ -161,7 +161,7 @@ def verdict_findings(v: Verdict, cq_name: str, in_cohort: bool, binary: set[str]
                 f"forever{kueue_says}",
                 f"raise nominalQuota of {r.resource} in ClusterQueue {cq_name}"
                 + (" (or its borrowingLimit, or other queues' lendingLimit in the cohort)" if in_cohort else "")
-                + ", or shrink the workload",
+                + f", or shrink the workload; see kubectl kueue-dra queues {cq_name}",
                 predicted=True, kueueMessage=quoted))
         else:
             out.append(finding(
@@ -169,7 +169,8 @@ def verdict_findings(v: Verdict, cq_name: str, in_cohort: bool, binary: set[str]
                 f"pod set {v.pod_set} needs {_fmt(r.resource, r.request, binary)} of {r.resource}; {where} has "
                 f"{_fmt(r.resource, r.available, binary)} unused in flavor {r.flavor} (at most "
                 f"{_fmt(r.resource, r.maximum, binary)}): it waits until other workloads finish{kueue_says}",
-                "wait, raise nominalQuota, or allow borrowing in a cohort", predicted=True, kueueMessage=quoted))
+                f"wait, raise nominalQuota, or allow borrowing in a cohort; see who holds it: "
+                f"kubectl kueue-dra queues {cq_name} --workloads", predicted=True, kueueMessage=quoted))
     return out
 
 
