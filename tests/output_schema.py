@@ -88,7 +88,7 @@ CLUSTER_QUEUE = _obj({
                     {**WORKLOAD_REF, "requests": {"type": ["object", "null"], "additionalProperties": _AMOUNT}})},
                     "count": _NINT, "withoutRequests": _NINT,
                     "requests": {"type": "object", "additionalProperties": _AMOUNT}}}})
-COHORT = _obj({"name": _STR, "parent": _NSTR, "cohortObject": _BOOL, "cohorts": _STRS, "clusterQueues": _STRS,
+COHORT = _obj({"name": _STR, "parent": _NSTR, "cohortObject": _NBOOL, "cohorts": _STRS, "clusterQueues": _STRS,
                "resources": {"type": "array", "items": _obj({**QUOTA_ROW, "subtreeQuota": _AMOUNT})}})
 QUEUES = _obj({"clusterQueues": {"type": "array", "items": CLUSTER_QUEUE},
                "cohorts": {"type": "array", "items": COHORT}, "findings": FINDINGS, "partial": _BOOL,

@@ -95,14 +95,15 @@ def _tree_rows(doc: dict[str, Any], style: Any) -> list[list[str]]:
     queues = {cq["name"]: cq for cq in doc["clusterQueues"]}
     rows: list[list[str]] = []
 
-    def emit(name: str, label: str, cont: str, resources: list[dict[str, Any]], cohort: bool) -> None:
+    def emit(label: str, cont: str, resources: list[dict[str, Any]], cohort: bool, known: bool = True) -> None:
+        v = _v if known else (lambda value: "?")  # a cohort whose Cohort object could not be read
         for i, r in enumerate(resources or [{}]):
             head = label if i == 0 else cont
             if not r:
                 rows.append([head] + ["-"] * 8)
                 continue
-            rows.append([head, r["flavor"], r["resource"], _v(r["nominalQuota"]),
-                         _v(r["subtreeQuota"]) if cohort else "", _v(r["lendingLimit"]), _v(r["borrowingLimit"]),
+            rows.append([head, r["flavor"], r["resource"], v(r["nominalQuota"]),
+                         v(r["subtreeQuota"]) if cohort else "", v(r["lendingLimit"]), v(r["borrowingLimit"]),
                          _v(r["reserved"]), _v(r["reservedBorrowed"])])
 
     def walk(name: str, prefix: str, is_last: bool, root: bool) -> None:
@@ -112,13 +113,14 @@ def _tree_rows(doc: dict[str, Any], style: Any) -> list[list[str]]:
         kids = [(k, True) for k in c["cohorts"] if k in cohorts] + [(q, False) for q in c["clusterQueues"]
                                                                       if q in queues]
         cont = child_prefix + (bar_ if kids else space)
-        emit(name, label + ("" if c["cohortObject"] else " (implicit)"), cont, c["resources"], True)
+        emit(label + (" (implicit)" if c["cohortObject"] is False else ""), cont, c["resources"], True,
+             c["cohortObject"] is not None)
         for i, (kid, is_cohort) in enumerate(kids):
             end = i == len(kids) - 1
             if is_cohort:
                 walk(kid, child_prefix, end, False)
             else:
-                emit(kid, child_prefix + (last if end else tee) + kid, child_prefix + (space if end else bar_),
+                emit(child_prefix + (last if end else tee) + kid, child_prefix + (space if end else bar_),
                      queues[kid]["resources"], False)
 
     for name in sorted(n for n, c in cohorts.items() if c["parent"] not in cohorts):

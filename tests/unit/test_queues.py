@@ -256,3 +256,26 @@ def test_json_is_the_documented_shape(capsys, setup):
     from output_schema import problems
 
     assert problems("queues", run_json(capsys, "--from", str(EXAMPLES / setup))) == []
+
+
+def test_forbidden_cohorts_leave_what_the_tree_gives_unknown_not_zero(capsys):
+    class NoCohorts(SnapshotView):
+        def _list(self, kind, namespace, field_selector, label_selector):
+            if kind.kind == "Cohort":
+                raise errors.Forbidden("list", kind.resource, namespace, None, "someone")
+            return super()._list(kind, namespace, field_selector, label_selector)
+
+    doc = document(objects("cohort-sharing"), view_cls=NoCohorts)
+    assert doc["partial"] is True and "cohorts.kueue.x-k8s.io" in doc["findings"][0]["message"]
+    gpus = row(cq(doc, "team-b-cq"), "gpus")
+    assert (gpus["maximumCapacity"], gpus["available"], gpus["reserved"]) == (None, None, "2")
+    [pool] = doc["cohorts"]
+    assert pool["cohortObject"] is None and pool["clusterQueues"] == ["team-a-cq", "team-b-cq"]
+    assert {(r["nominalQuota"], r["subtreeQuota"]) for r in pool["resources"]} == {(None, None)}
+    assert row(pool, "gpus")["reserved"] == "12"  # the queues' own status still adds up
+
+
+def test_a_cluster_queue_outside_any_cohort_needs_no_cohorts():
+    objs = objects("resourceclaimtemplate")
+    doc = document(objs)
+    assert row(cq(doc, "gpu-cq"), "whole-gpus")["maximumCapacity"] == "4"

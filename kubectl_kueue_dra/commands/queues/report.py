@@ -23,7 +23,8 @@ Obj = dict[str, Any]
 @dataclass(frozen=True, kw_only=True)
 class Inputs:
     cluster_queues: list[Obj]
-    cohorts: list[Obj]
+    #: the Cohort objects; None when they could not be read (what a cohort gives is then unknown)
+    cohorts: list[Obj] | None
     #: ClusterQueue name -> its Workloads; None when they could not be known (``workloads_unknown``)
     workloads: dict[str, QueueWorkloads] | None
     workloads_unknown: str | None
@@ -116,7 +117,7 @@ def queues_report(inp: Inputs, only: str | None = None) -> tuple[list[Obj], list
                                 f"{inp.workloads_unknown}: which Workloads hold quota and which wait is unknown",
                                 None))
     try:
-        queues, cohort_nodes = build_forest(inp.cluster_queues, inp.cohorts)
+        queues, cohort_nodes = build_forest(inp.cluster_queues, inp.cohorts or [])
     except TreeError as e:
         findings.append(finding("warning", "CohortCycle",
                                 f"{e}: Kueue cannot build the cohort tree, so what each ClusterQueue can borrow is "
@@ -124,17 +125,24 @@ def queues_report(inp: Inputs, only: str | None = None) -> tuple[list[Obj], list
         queues, cohort_nodes = {}, {}
     chosen = sorted((cq for cq in inp.cluster_queues if only is None or cq["metadata"]["name"] == only),
                     key=lambda cq: str(cq["metadata"]["name"]))
-    cq_docs = [_cluster_queue(inp, cq, queues.get(str(cq["metadata"]["name"]))) for cq in chosen]
+    def node(cq: Obj) -> Node | None:
+        found = queues.get(str(cq["metadata"]["name"]))
+        return None if found is not None and found.parent is not None and inp.cohorts is None else found
+
+    cq_docs = [_cluster_queue(inp, cq, node(cq)) for cq in chosen]
     wanted = None if only is None else set(_ancestors(queues.get(only)))
-    objects = {str((c.get("metadata") or {}).get("name")): c for c in inp.cohorts}
-    rows = {str(cq["metadata"]["name"]): with_tree(quota_rows(cq), queues.get(str(cq["metadata"]["name"])))
-            for cq in inp.cluster_queues}
+    objects = {str((c.get("metadata") or {}).get("name")): c for c in inp.cohorts or []}
+    rows = {str(cq["metadata"]["name"]): with_tree(quota_rows(cq), node(cq)) for cq in inp.cluster_queues}
     cohort_docs = []
     for name in sorted(cohort_nodes):
         if wanted is not None and name not in wanted:
             continue
         s = cohort_summary(cohort_nodes[name], objects.get(name), rows)
-        cohort_docs.append({"name": s.name, "parent": s.parent, "cohortObject": s.has_object,
+        if inp.cohorts is None:  # its own quota, and so what it shares, is unknown
+            for r in s.rows:
+                r.subtree = None
+        cohort_docs.append({"name": s.name, "parent": s.parent,
+                            "cohortObject": None if inp.cohorts is None else s.has_object,
                             "cohorts": s.cohorts, "clusterQueues": s.cluster_queues,
                             "resources": [_row(inp, r, False) for r in s.rows]})
     return cq_docs, cohort_docs, findings

@@ -52,7 +52,7 @@ def queues_document(view: ClusterView, req: QueuesRequest) -> dict[str, Any]:
     if req.cluster_queue and not any(cq["metadata"]["name"] == req.cluster_queue for cq in cluster_queues):
         raise UserError(f'ClusterQueue "{req.cluster_queue}" not found ({view.source})',
                             "list them with: kubectl kueue-dra queues")
-    cohorts = (view.try_list("Cohort") if view.serves("Cohort") else []) or []
+    cohorts = view.try_list("Cohort") if view.serves("Cohort") else []
     workloads, unknown = _workloads(view)
     installation = installation_of(view, load_kueue_config(view, req.kueue_namespace))
     config = installation.config
