@@ -146,8 +146,8 @@ def set_(ctx: click.Context, name: str, device_classes: tuple[str, ...], counter
     the rules of the operator CRD and of the running Kueue version before anything is written,
     and against the cluster: a DeviceClass that does not exist, a counter or capacity no
     ResourceSlice of the driver publishes, and a replacement that drops classes or the source of
-    the mapping are refused (--allow-missing-class, --replace). With --from and --dry-run=client the change is computed against a snapshot, to be reviewed
-    before anyone touches the cluster.
+    the mapping are refused (--allow-missing-class, --replace). With --from and --dry-run=client
+    the change is computed against a snapshot, to be reviewed before anyone touches the cluster.
     """
     from ..commands.map.change import ChangeRequest
 
