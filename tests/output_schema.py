@@ -61,7 +61,11 @@ EXPLAIN = _obj({"workload": {"type": ["object", "null"]}, "manifest": {"type": [
 
 CHECK = _obj({"id": _STR, "status": {"enum": ["pass", "warn", "fail", "skip", "info"]}, "message": _STR,
               "fix": _NSTR, "category": _STR})
-VERIFY = _obj({"checks": {"type": "array", "items": CHECK}, "summary": {"type": ["object", "string"]},
+VERDICT = _obj({"state": {"enum": ["enforced", "partial", "not-enforced", "unknown"]}, "text": _STR,
+                "enforced": {"type": ["integer", "null"]}, "total": {"type": ["integer", "null"]},
+                "deviceClasses": {"type": ["array", "null"], "items": _obj(
+                    {"name": _STR, "quotaResource": _NSTR, "path": _NSTR, "enforced": _NBOOL, "reason": _STR})}})
+VERIFY = _obj({"verdict": VERDICT, "checks": {"type": "array", "items": CHECK}, "summary": {"type": ["object", "string"]},
                "kubernetesGates": {"type": "array", "items": _obj({"name": _STR, "state": _NSTR})},
                "kueue": _obj({"version": _NSTR, "config": {}, "gates": {}, "problems": {}}),
                "source": _STR})

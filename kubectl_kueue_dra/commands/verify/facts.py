@@ -59,6 +59,7 @@ class Facts:
     malformed: list[Malformed] = field(default_factory=list)  # fields of the wrong type, removed
     cluster_version_problem: str | None = None  # why the OpenShift version is unknown
     uncharged: Uncharged | None = None  # devices allocated outside Kueue's accounting (None: claims unread)
+    kueue_operator_served: bool = False  # the OpenShift operator's API (kueues.kueue.openshift.io) is served
     _supplies: dict[Source, CounterSupply] = field(default_factory=dict, repr=False)
 
     # -- convenience -----------------------------------------------------------------------
@@ -241,7 +242,8 @@ def gather(view: ClusterView, kueue_namespace: str | None = None, probe: bool = 
     return Facts(view.live, view.source, config, install, lists, unreadable, kueue_served, openshift,
                  feature_gate, cluster_version, kueue_cr, server_version, inp, k8s_gates, kueue_gates, probed,
                  list(view.unreadable), changed, pods=pods, malformed=view.malformed,
-                 cluster_version_problem=cluster_version_problem, uncharged=uncharged)
+                 cluster_version_problem=cluster_version_problem, uncharged=uncharged,
+                 kueue_operator_served=view.live and view.serves("Kueue"))
 
 
 def _controller_pods(view: ClusterView, install: KueueInstallation) -> list[Obj] | None:
