@@ -74,7 +74,7 @@ SHAPES: dict[str, Any] = {
     "LocalQueue": {"spec": {"clusterQueue": STR, "stopPolicy": STR}},
     "ResourceFlavor": {"spec": {"nodeLabels": LABELS}},
     "Workload": {"spec": {"queueName": STR, "podSets": [POD_SET], "priority": INT, "priorityClassName": STR,
-                          "active": BOOL},
+                          "priorityClassRef": {"name": STR}, "active": BOOL},
                  "status": {"conditions": CONDITIONS,
                             "admission": {"clusterQueue": STR, "podSetAssignments": [
                                 {"name": STR, "count": INT, "resourceUsage": QUANTITIES, "flavors": LABELS}]},

@@ -23,7 +23,7 @@ def loaded(cluster_gates_on, tmp_path_factory):
     with snap.open("a") as f:
         f.write("---\n" + c.kubectl("get", "cohorts", "-o", "yaml").stdout)
     yield snap
-    c.kubectl("delete", "cohorts", "--all", "--wait=false")
+    c.kubectl("delete", "cohorts,workloadpriorityclasses", "--all", "--wait=false")
     setups.clear(c, setups.namespaces(docs))
 
 

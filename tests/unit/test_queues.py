@@ -174,11 +174,13 @@ def test_holdings_skip_finished_and_deactivated_workloads_and_count_those_withou
                                   "conditions": [{"type": "Finished", "status": "True"}]})
     inactive = wl("off", spec={"active": False})
     fresh = wl("fresh")  # Kueue has not written resourceRequests yet
-    asking = wl("asking", status={"resourceRequests": [{"name": "a", "resources": {"cpu": "500m", "gpus": "1"}},
+    asking = wl("asking", spec={"priority": 5, "priorityClassName": "v1beta1-style"},
+                status={"resourceRequests": [{"name": "a", "resources": {"cpu": "500m", "gpus": "1"}},
                                                        {"name": "b", "resources": {"gpus": "2"}}]})
     found = by_cluster_queue([finished, inactive, fresh, asking], [lq])["cq"]
     assert not found.holders and [w.name for w in found.waiters] == ["asking", "fresh"]
     assert found.demand() == {"cpu": 500, "gpus": 3} and found.without_requests() == 1
+    assert (found.waiters[0].priority, found.waiters[0].priority_class) == (5, "v1beta1-style")
     assert by_cluster_queue([asking], None) == {}  # LocalQueues unknown: nobody is known to wait
 
 

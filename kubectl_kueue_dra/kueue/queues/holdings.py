@@ -80,9 +80,10 @@ class QueueWorkloads:
 def _identity(wl: dict[str, Any]) -> tuple[str, str, str | None, int | None, str | None]:
     meta, spec = wl.get("metadata") or {}, wl.get("spec") or {}
     priority = spec.get("priority")
+    # v1beta2: priorityClassRef {group, kind, name}; v1beta1: priorityClassName
+    pclass = (spec.get("priorityClassRef") or {}).get("name") or spec.get("priorityClassName")
     return (str(meta.get("namespace") or ""), str(meta.get("name") or ""), spec.get("queueName"),
-            priority if isinstance(priority, int) and not isinstance(priority, bool) else None,
-            spec.get("priorityClassName"))
+            priority if isinstance(priority, int) and not isinstance(priority, bool) else None, pclass)
 
 
 def _usage(admission: dict[str, Any]) -> dict[FlavorResource, int]:
