@@ -187,6 +187,7 @@ def test_holdings_skip_finished_and_deactivated_workloads_and_count_those_withou
 def test_percent_rounds_half_up_and_needs_a_nominal_quota():
     assert [percent(u, 160) for u in (0, 99, 100, 160, 200)] == [0, 62, 63, 100, 125]
     assert percent(1, 0) is None and percent(None, 8) is None
+    assert percent(-5, 8) is None and percent(5, -8) is None  # Kueue never records a negative amount
 
 
 # ---- the table -----------------------------------------------------------------------------------

@@ -37,8 +37,9 @@ def _fmt(inp: Inputs, resource: str, value: int | None) -> str | None:
 
 
 def percent(used: int | None, nominal: int | None) -> int | None:
-    """``used`` as a whole percentage of ``nominal`` (rounded half up); None without a nominal quota."""
-    if used is None or not nominal:
+    """``used`` as a whole percentage of ``nominal`` (rounded half up); None without a positive
+    nominal quota, or for a negative amount (Kueue never records one: no share of anything)."""
+    if used is None or nominal is None or nominal <= 0 or used < 0:
         return None
     return (200 * used + nominal) // (2 * nominal)
 
