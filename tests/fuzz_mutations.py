@@ -109,7 +109,7 @@ values = st.one_of(
     st.dictionaries(st.text(max_size=6), scalars, max_size=3),
     st.builds(_deep, st.integers(min_value=20, max_value=150), scalars),
 )
-COMMANDS = ("classes", "map", "verify", "version", "explain")
+COMMANDS = ("classes", "map", "verify", "version", "explain", "queues")
 
 
 @st.composite

@@ -61,10 +61,42 @@ EXPLAIN = _obj({"workload": {"type": ["object", "null"]}, "manifest": {"type": [
 
 CHECK = _obj({"id": _STR, "status": {"enum": ["pass", "warn", "fail", "skip", "info"]}, "message": _STR,
               "fix": _NSTR, "category": _STR})
-VERIFY = _obj({"checks": {"type": "array", "items": CHECK}, "summary": {"type": ["object", "string"]},
+VERDICT = _obj({"state": {"enum": ["enforced", "partial", "not-enforced", "unknown"]}, "text": _STR,
+                "enforced": {"type": ["integer", "null"]}, "total": {"type": ["integer", "null"]},
+                "deviceClasses": {"type": ["array", "null"], "items": _obj(
+                    {"name": _STR, "quotaResource": _NSTR, "path": _NSTR, "enforced": _NBOOL, "reason": _STR})}})
+VERIFY = _obj({"verdict": VERDICT, "checks": {"type": "array", "items": CHECK}, "summary": {"type": ["object", "string"]},
                "kubernetesGates": {"type": "array", "items": _obj({"name": _STR, "state": _NSTR})},
                "kueue": _obj({"version": _NSTR, "config": {}, "gates": {}, "problems": {}}),
                "source": _STR})
+
+_AMOUNT = _NSTR
+DRA = {"type": ["object", "null"], "required": ["via", "mapping", "deviceClasses", "counters", "capacities"],
+       "properties": {"via": {"enum": ["mapping", "extendedResourceName"]}, "mapping": _NSTR,
+                      "deviceClasses": _STRS, "counters": {"type": "array"}, "capacities": {"type": "array"}}}
+QUOTA_ROW = {"flavor": _STR, "resource": _STR, "nominalQuota": _AMOUNT, "borrowingLimit": _AMOUNT,
+             "lendingLimit": _AMOUNT, "reserved": _AMOUNT, "reservedBorrowed": _AMOUNT, "admitted": _AMOUNT,
+             "admittedBorrowed": _AMOUNT, "dra": DRA}
+WORKLOAD_REF = {"namespace": _STR, "name": _STR, "state": _STR, "localQueue": _NSTR,
+                "priority": {"type": ["integer", "null"]}, "priorityClassName": _NSTR}
+_NINT = {"type": ["integer", "null"], "minimum": 0}
+CLUSTER_QUEUE = _obj({
+    "name": _STR, "cohort": _NSTR, "active": _NBOOL, "stopPolicy": _NSTR, "pendingWorkloads": _NINT,
+    "reservingWorkloads": _NINT, "admittedWorkloads": _NINT,
+    "resources": {"type": "array", "items": _obj({**QUOTA_ROW, "usedPercent": _NINT, "maximumCapacity": _AMOUNT,
+                                                  "available": _AMOUNT})},
+    "workloads": {"type": ["array", "null"], "items": _obj({**WORKLOAD_REF, "usage": {"type": "array", "items": _obj(
+        {"flavor": _STR, "resource": _STR, "amount": _AMOUNT})}})},
+    "pending": {"type": ["object", "null"], "required": ["workloads", "count", "withoutRequests", "requests"],
+                "properties": {"workloads": {"type": "array", "items": _obj(
+                    {**WORKLOAD_REF, "requests": {"type": ["object", "null"], "additionalProperties": _AMOUNT}})},
+                    "count": _NINT, "withoutRequests": _NINT,
+                    "requests": {"type": "object", "additionalProperties": _AMOUNT}}}})
+COHORT = _obj({"name": _STR, "parent": _NSTR, "cohortObject": _NBOOL, "cohorts": _STRS, "clusterQueues": _STRS,
+               "resources": {"type": "array", "items": _obj({**QUOTA_ROW, "subtreeQuota": _AMOUNT})}})
+QUEUES = _obj({"clusterQueues": {"type": "array", "items": CLUSTER_QUEUE},
+               "cohorts": {"type": "array", "items": COHORT}, "findings": FINDINGS, "partial": _BOOL,
+               "source": _STR, "kueueConfig": OBJECT_REF, "kueueInstallation": INSTALLATION})
 
 CLIENT_VERSION = _obj({"kueueDra": _STR, "python": _STR})
 VERSION = {"oneOf": [
@@ -77,7 +109,7 @@ VERSION = {"oneOf": [
 ]}
 
 SCHEMAS: dict[str, dict[str, Any]] = {"classes": CLASSES, "map": MAP, "explain": EXPLAIN, "verify": VERIFY,
-                                      "version": VERSION}
+                                      "version": VERSION, "queues": QUEUES}
 VALIDATORS = {name: Draft202012Validator(schema) for name, schema in SCHEMAS.items()}
 
 

@@ -1,6 +1,7 @@
 """The dynamic candidates of shell completion, attached to the click parameters they complete:
-contexts from the kubeconfig, namespaces, DeviceClasses and the ``TYPE/NAME`` of ``explain`` from
-the cluster (with a short timeout) or from ``--from``. A completer never raises: an unreachable
+contexts from the kubeconfig; namespaces, DeviceClasses, mapping names, ClusterQueues, LocalQueues
+and the ``TYPE/NAME`` of ``explain`` (Jobs, Workloads, …) from the cluster (with a short timeout)
+or from ``--from``. A completer never raises: an unreachable
 cluster, no kubeconfig or a 403 give no candidates."""
 
 from __future__ import annotations
@@ -62,6 +63,29 @@ def complete_device_classes(ctx: click.Context, incomplete: str) -> list[str]:
 
 
 @_quietly
+def complete_mappings(ctx: click.Context, incomplete: str) -> list[str]:
+    from ..commands.candidates import mapping_names
+
+    namespace = ctx.params.get("kueue_namespace") or (ctx.parent.params.get("kueue_namespace") if ctx.parent else None)
+    return mapping_names(_view(ctx), namespace)
+
+
+@_quietly
+def complete_cluster_queues(ctx: click.Context, incomplete: str) -> list[str]:
+    from ..commands.candidates import names
+
+    return names(_view(ctx).list("ClusterQueue"))
+
+
+@_quietly
+def complete_local_queues(ctx: click.Context, incomplete: str) -> list[str]:
+    from ..commands.candidates import namespaced_names
+
+    opts = _options(ctx)
+    return namespaced_names(_view(ctx), "LocalQueue", opts.namespace, opts.all_namespaces)
+
+
+@_quietly
 def complete_reference(ctx: click.Context, incomplete: str) -> list[Any]:
     from click.shell_completion import CompletionItem
 
@@ -102,6 +126,12 @@ COMPLETERS: dict[tuple[str | None, str], Callable] = {
     ("set", "device_classes"): complete_device_classes,
     ("remove", "device_classes"): complete_device_classes,
     ("set-extended-resource", "device_class"): complete_device_classes,
+    ("classes", "devices"): complete_device_classes,
+    ("set", "name"): complete_mappings,
+    ("remove", "name"): complete_mappings,
+    ("queues", "cluster_queue"): complete_cluster_queues,
+    ("explain", "cluster_queue"): complete_cluster_queues,
+    ("explain", "local_queue"): complete_local_queues,
     ("explain", "reference"): complete_reference,
 }
 

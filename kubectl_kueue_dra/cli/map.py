@@ -121,6 +121,11 @@ Examples:
 @click.option("--driver", metavar="DRIVER", default=None, help="The DRA driver of the source.")
 @click.option("--selector", metavar="CEL", default=None,
               help="CEL expression selecting the source's devices.")
+@click.option("--allow-missing-class", is_flag=True, default=False,
+              help="Accept a DeviceClass that does not exist yet (it is refused otherwise).")
+@click.option("--replace", is_flag=True, default=False,
+              help="Confirm a replacement that drops DeviceClasses or the source of the existing mapping "
+                   "NAME (refused otherwise, saying what would be dropped).")
 @DRY_RUN_OPTION
 @KUEUE_NAMESPACE_OPTION
 @KUEUE_VERSION_OPTION
@@ -130,23 +135,26 @@ Examples:
 @with_global_options
 @click.pass_context
 def set_(ctx: click.Context, name: str, device_classes: tuple[str, ...], counter: str | None,
-         capacity: str | None, driver: str | None, selector: str | None, dry_run: str,
-         kueue_namespace: str | None, kueue_version: str | None, restart: bool,
+         capacity: str | None, driver: str | None, selector: str | None, allow_missing_class: bool,
+         replace: bool, dry_run: str, kueue_namespace: str | None, kueue_version: str | None, restart: bool,
          timeout: str) -> int:
     """Add the mapping NAME, or replace it (classes and sources as given).
 
     NAME is the quota resource ClusterQueues list in coveredResources. Every other mapping, and
     every other field of the Kueue CR or ConfigMap, is left as it is. The result is checked with
-    the rules of the operator CRD and of the running Kueue version before anything is written.
-    With --from and --dry-run=client the change is computed against a snapshot, to be reviewed
-    before anyone touches the cluster.
+    the rules of the operator CRD and of the running Kueue version before anything is written,
+    and against the cluster: a DeviceClass that does not exist, a counter or capacity no
+    ResourceSlice of the driver publishes, and a replacement that drops classes or the source of
+    the mapping are refused (--allow-missing-class, --replace). With --from and --dry-run=client
+    the change is computed against a snapshot, to be reviewed before anyone touches the cluster.
     """
     from ..commands.map.change import ChangeRequest
 
     return _change(ctx, ChangeRequest(action="set", mapping=name, device_classes=list(device_classes),
                                       counter=counter, capacity=capacity, driver=driver, selector=selector,
                                       dry_run=dry_run, kueue_namespace=kueue_namespace,
-                                      kueue_version=kueue_version, restart=restart, timeout=timeout))
+                                      kueue_version=kueue_version, restart=restart, timeout=timeout,
+                                      allow_missing_class=allow_missing_class, replace=replace))
 
 
 @map_.command("remove", short_help="Remove the mapping NAME, or some of its classes.", epilog="""\b

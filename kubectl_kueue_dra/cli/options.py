@@ -1,8 +1,8 @@
-"""kubectl-style global flags, accepted before or after the command name. kubectl passes every argument after the plugin name through unchanged, so users write both
-``kubectl kueue-dra --context prod classes`` and ``kubectl kueue-dra classes --context prod``.
-Each flag is therefore declared on the root group *and* on every command; a callback stores the
-value in one ``GlobalOptions`` object on the root context (a value given after the command wins).
-"""
+"""kubectl-style global flags, accepted before or after the command name: kubectl passes every
+argument after the plugin name through unchanged, so users write both ``kubectl kueue-dra
+--context prod classes`` and ``kubectl kueue-dra classes --context prod``. Each flag is declared
+on the root group *and* on every command; a callback stores the value in one ``GlobalOptions``
+object on the root context (a value given after the command wins)."""
 
 import logging
 from collections.abc import Callable

@@ -21,6 +21,7 @@ COMMANDS = {
     "classes": ("classes", "classes"),
     "map": ("map", "map_"),
     "explain": ("explain", "explain"),
+    "queues": ("queues", "queues"),
     "verify": ("verify", "verify"),
     "version": ("version", "version"),
     "completion": ("completion", "completion"),

@@ -3,6 +3,7 @@
 import click
 
 from ..commands.connection import open_view
+from ..errors import UsageError
 from .common import KUEUE_NAMESPACE_OPTION, Command
 from .options import READ_COMMAND, command_options, with_global_options, with_snapshot_option
 
@@ -11,6 +12,7 @@ from .options import READ_COMMAND, command_options, with_global_options, with_sn
                epilog="""\b
 Examples:
   kubectl kueue-dra verify
+  kubectl kueue-dra verify --all                    # every check, the passes and INFO lines too
   kubectl kueue-dra verify --path partitionable     # only what MIG/counter quota needs
   kubectl kueue-dra verify -o json                  # {"checks": [{"id", "status", "message", "fix"}]}
   kubectl kueue-dra verify --from must-gather.local.1234/
@@ -20,11 +22,15 @@ Examples:
                    "setup uses).")
 @click.option("--no-probe", is_flag=True, default=False,
               help="Do not send server-side dry-run creates to learn feature gates.")
+@click.option("--all", "show_all", is_flag=True, default=False,
+              help="List every check, the passes and the INFO lines too (default: the verdict, then what needs "
+                   "attention; -o wide also lists every check, with its fix).")
 @KUEUE_NAMESPACE_OPTION
 @with_snapshot_option
 @with_global_options
 @click.pass_context
-def verify(ctx: click.Context, paths: tuple[str, ...], no_probe: bool, kueue_namespace: str | None) -> int:
+def verify(ctx: click.Context, paths: tuple[str, ...], no_probe: bool, show_all: bool,
+           kueue_namespace: str | None) -> int:
     """Check feature gates, DRA driver, mappings and queues: is GPU quota enforced?
 
     First the platform version each path in use needs (OpenShift from ClusterVersion, else the
@@ -34,7 +40,9 @@ def verify(ctx: click.Context, paths: tuple[str, ...], no_probe: bool, kueue_nam
     default, and each says how. Then Kueue (version, configuration, its DRA gates), the DRA
     driver's ResourceSlices, the DeviceClasses and counters the mappings name, the ClusterQueues
     covering each quota resource, and the namespaces of LocalQueues. Every other DRA gate,
-    Kubernetes' and Kueue's, is listed with its state as INFO. Exit 1 when a check fails.
+    Kubernetes' and Kueue's, is listed with its state as INFO. The answer comes first: whether GPU
+    quota is enforced, for how many DeviceClasses, then the failures and warnings with their fixes;
+    the passes are one line (--all lists them). Exit 1 when a check fails.
     """
     from ..commands.verify.request import VerifyRequest
     from ..commands.verify.request import verify as run_verify
@@ -43,8 +51,10 @@ def verify(ctx: click.Context, paths: tuple[str, ...], no_probe: bool, kueue_nam
 
     request = VerifyRequest(list(paths), not no_probe, kueue_namespace).validate()
     opts = command_options(ctx, READ_COMMAND)
+    if show_all and opts.output not in ("table", "wide"):
+        raise UsageError(f"--all does nothing for -o {opts.output}: the document always lists every check")
     document, failed, error = run_verify(open_view(opts), request)
-    emit(document, opts.printer, lambda d: verify_text(d, opts), VERIFY_LISTING, out=opts.stdout)
+    emit(document, opts.printer, lambda d: verify_text(d, opts, show_all=show_all), VERIFY_LISTING, out=opts.stdout)
     if error is not None:
         raise error
     return 1 if failed else 0

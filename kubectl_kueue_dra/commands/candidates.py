@@ -29,6 +29,20 @@ def names(objects: list[dict[str, Any]] | None) -> list[str]:
     return sorted({(o.get("metadata") or {}).get("name") or "" for o in objects or []} - {""})
 
 
+def mapping_names(view: ClusterView, kueue_namespace: str | None) -> list[str]:
+    """The names of the deviceClassMappings, where ``map`` reads them (the Kueue CR, or Kueue's
+    ConfigMap)."""
+    from ..kueue.config.load import load_kueue_config
+
+    config = load_kueue_config(view, kueue_namespace)
+    return sorted({m.name for m in config.mappings}) if config.found else []
+
+
+def namespaced_names(view: ClusterView, kind: str, namespace: str | None, all_namespaces: bool) -> list[str]:
+    """The names of ``kind`` in the namespace (the view's default when None), or in every namespace."""
+    return names(view.list(kind, None if all_namespaces else namespace or view.default_namespace))
+
+
 def reference_names(kind_text: str, open_view: Callable[[], ClusterView], namespace: str | None) -> list[str]:
     """``kind_text/NAME`` for each object of that kind in the namespace (the view's default
     namespace when None); the kind is checked before the view is opened."""

@@ -23,14 +23,42 @@ class DeviceShape:
     counters: dict[str, str]  # counter -> the value consumed (several entries naming it: each, joined)
     other_counters: list[str]  # consumed counters not among the named ones (names only)
     tests: list[bool | str]  # per further selector list: matches, or the error it raises
+    profile: str | None = None  # the device's MIG profile, else its product name (``profile_of``)
     devices: int = 0
     pools: set[tuple[str, str]] = field(default_factory=set)
+    nodes: set[str] = field(default_factory=set)
+    names: list[str] = field(default_factory=list)  # the first device names, for a shape without a profile
 
     def to_json(self, test_names: Sequence[str]) -> dict[str, Any]:
-        return {"driver": self.driver, "devices": self.devices, "pools": len(self.pools),
-                "selectorsRead": self.read, "consumesCounters": self.counters,
+        return {"driver": self.driver, "profile": self.profile, "devices": self.devices, "pools": len(self.pools),
+                "poolNames": sorted(name for _, name in self.pools), "nodes": sorted(self.nodes),
+                "deviceNames": self.names, "selectorsRead": self.read, "consumesCounters": self.counters,
                 "otherCounters": self.other_counters,
                 "counterSelectors": dict(zip(test_names, self.tests))}
+
+
+#: the attributes that name what a device is, first found wins: the NVIDIA driver's MIG ``profile``
+#: (``1g.5gb``, ``3g.20gb``), then the ``productName`` it gives every GPU and MIG device
+PROFILE_ATTRIBUTES = ("profile", "productName")
+NAMES_SHOWN = 3
+
+
+def profile_of(driver: str, device: dict[str, Any]) -> str | None:
+    """What kind of device it is, by the attributes its driver publishes (``PROFILE_ATTRIBUTES``,
+    in the driver's domain)."""
+    attrs = device.get("attributes") or {}
+    for name in PROFILE_ATTRIBUTES:
+        value = _plain(attrs.get(name, attrs.get(f"{driver}/{name}")))
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _nodes(pool: Pool, device: dict[str, Any]) -> set[str]:
+    node = device.get("nodeName")
+    if isinstance(node, str) and node:
+        return {node}
+    return {str(n) for s in pool.slices if (n := (s.get("spec") or {}).get("nodeName"))}
 
 
 @dataclass
@@ -149,12 +177,16 @@ def device_shapes(pools: Sequence[Pool], selectors: Sequence[str], evaluator: Se
                     answers.append(evaluator.matches(test, pool.driver, device))
                 except CelError as e:
                     answers.append(str(e))
-            key = (pool.driver, repr(sorted(read.items())), tuple(sorted(consumed.items())), tuple(answers))
+            profile = profile_of(pool.driver, device)
+            key = (pool.driver, profile, repr(sorted(read.items())), tuple(sorted(consumed.items())), tuple(answers))
             shape = shapes.get(key)
             if shape is None:
-                shape = shapes[key] = DeviceShape(pool.driver, read, consumed, others, answers)
+                shape = shapes[key] = DeviceShape(pool.driver, read, consumed, others, answers, profile)
             else:
                 shape.other_counters = sorted(set(shape.other_counters) | set(others))
             shape.devices += 1
             shape.pools.add((pool.driver, pool.name))
+            shape.nodes |= _nodes(pool, device)
+            if len(shape.names) < NAMES_SHOWN:
+                shape.names.append(str(device.get("name")))
     return ShapeReport(list(shapes.values()), errors, incomplete)

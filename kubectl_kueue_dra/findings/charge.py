@@ -56,13 +56,13 @@ CounterNotPublished = Code(
     means="No device of the driver consumes the counter a mapping's counter source names: Kueue rejects "
           "workloads charged through it (error), or would (warning, from map).",
     fix="fix counter.name in deviceClassMappings to a key the driver publishes in consumesCounters",
-    variants={"map": "use one of the published names: kubectl kueue-dra map set {mapping} … --counter <name>"})
+    variants={"map": "use a counter the driver publishes, e.g. --counter {example}"})
 CapacityNotPublished = Code(
     "CapacityNotPublished", ("error", "warning"),
     means="No device of the driver publishes the capacity a mapping's capacity source names: Kueue rejects "
           "workloads charged through it (error), or would (warning, from map).",
     fix="fix the capacity name in deviceClassMappings to one the driver publishes in the devices' capacity",
-    variants={"map": "use one of the published names: kubectl kueue-dra map set {mapping} … --capacity <name>"})
+    variants={"map": "use a capacity the driver publishes, e.g. --capacity {example}"})
 CapacityRequestUnsatisfiable = Code(
     "CapacityRequestUnsatisfiable", "error",
     means="No matching device's requestPolicy admits the capacity a request asks for.",

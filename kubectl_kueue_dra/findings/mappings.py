@@ -98,3 +98,28 @@ SelectorTooLong = _rule("SelectorTooLong", "A source's CEL expression is longer 
 SelectorDoesNotCompile = _rule("SelectorDoesNotCompile", "A source's CEL expression does not compile; Kueue "
                                                          "compiles it at start and would not start.",
                                "fix the --selector expression")
+
+# What the cluster would not honour (map set, before anything is written)
+ClassesDropped = Code(
+    "ClassesDropped", "error",
+    means="map set without --replace would drop DeviceClasses the mapping charges now: their "
+          "ResourceClaimTemplates would no longer be charged, and Kueue rejects them.",
+    fix="pass --replace to drop {what}, or keep what it has: {keep}")
+SourceDropped = Code(
+    "SourceDropped", "error",
+    means="map set without --replace would drop the mapping's counter or capacity source: its classes would be "
+          "charged one unit per device instead.",
+    fix="pass --replace to drop {what}, or keep what it has: {keep}")
+DeviceClassNotFound = Code(
+    "DeviceClassNotFound", "error",
+    means="map set names a DeviceClass that does not exist; nothing would be charged through it.",
+    fix="{hint}create it first, or pass --allow-missing-class if it comes later")
+DeviceClassesUnknown = Code(
+    "DeviceClassesUnknown", "warning",
+    means="Whether the DeviceClasses map set names exist is unknown: they could not be read.",
+    fix="grant list on deviceclasses (resource.k8s.io), or pass --allow-missing-class")
+SlicesUnknown = Code(
+    "SlicesUnknown", "warning",
+    means="Whether the driver publishes the counter or capacity map set names is unknown: the ResourceSlices "
+          "could not be read.",
+    fix="grant list on resourceslices (resource.k8s.io)")

@@ -55,16 +55,22 @@ QuotaExhausted = Code(
     "QuotaExhausted", "warning",
     means="The ClusterQueue, with what its cohort can lend, has not enough unused quota now; the workload "
           "waits for others to finish.",
-    fix="wait, raise nominalQuota, or allow borrowing in a cohort")
+    fix="wait, raise nominalQuota, or allow borrowing in a cohort; see who holds it: "
+        "kubectl kueue-dra queues {cluster_queue} --workloads",
+    variants={"kueue-condition": "wait, raise nominalQuota, or allow borrowing in a cohort; see who holds it: "
+                                 "kubectl kueue-dra queues --workloads"})
 ExceedsQuota = Code(
     "ExceedsQuota", "error",
     means="The workload asks for more than the ClusterQueue can ever get (its nominal quota plus what the "
           "cohort tree can lend it, capped by its borrowingLimit): it waits forever.",
-    fix="raise nominalQuota of {resource} in ClusterQueue {cluster_queue}, or shrink the workload",
+    fix="raise nominalQuota of {resource} in ClusterQueue {cluster_queue}, or shrink the workload; see "
+        "kubectl kueue-dra queues {cluster_queue}",
     variants={"cohort": "raise nominalQuota of {resource} in ClusterQueue {cluster_queue} (or its borrowingLimit, "
-                        "or other queues' lendingLimit in the cohort), or shrink the workload",
+                        "or other queues' lendingLimit in the cohort), or shrink the workload; see "
+                        "kubectl kueue-dra queues {cluster_queue}",
               "kueue-condition": "raise the ClusterQueue's nominalQuota / borrowingLimit (or other queues' "
-                                 "lendingLimit) or shrink the workload"})
+                                 "lendingLimit) or shrink the workload; kubectl kueue-dra queues shows its "
+                                 "quota and cohort"})
 QuotaVerdictUnknown = Code(
     "QuotaVerdictUnknown", "info",
     means="Whether the workload fits its ClusterQueue is unknown: part of its charge, or its cohort's "
@@ -103,3 +109,12 @@ ChargeMismatch = Code(
         "the Kueue version differs (pass --kueue-version)",
     variants={"not-recorded": "likely causes: the resource got no flavor (not covered), or Kueue's config changed "
                               "since admission"})
+WorkloadsUnknown = Code(
+    "WorkloadsUnknown", "info",
+    means="The Workloads could not be read: which hold a ClusterQueue's quota and which wait for it is unknown.",
+    fix="grant list on workloads (kueue.x-k8s.io)")
+CohortCycle = Code(
+    "CohortCycle", "warning",
+    means="The Cohorts' parentName links form a cycle: Kueue cannot build the cohort tree, so what each "
+          "ClusterQueue can borrow is unknown.",
+    fix="set spec.parentName of one of these Cohorts so that they form a tree")

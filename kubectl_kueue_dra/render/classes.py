@@ -47,26 +47,41 @@ def _value(value: object) -> str:
     return "<none>" if value is None else str(value)
 
 
+def _listed(items: list[str], limit: int = 2) -> str:
+    return ", ".join(items[:limit]) + (f" +{len(items) - limit}" if len(items) > limit else "") or "-"
+
+
+def _where(s: dict[str, Any]) -> str:
+    """The nodes of a shape's devices, and its pools where they are not named after the node."""
+    nodes, pools = s["nodes"], s["poolNames"]
+    if not nodes or pools == nodes:
+        return _listed(nodes or pools)
+    return f"{_listed(nodes)} (pools {_listed(pools)})"
+
+
 def devices_text(doc: dict[str, Any], opts: Any) -> str:
     """``classes --devices``: one row per device shape of each class."""
     style = opts.style
-    headers = ["class", "driver", "devices", "pools", "selectors read", "consumes counters", "counter selector"]
-    if opts.output == "wide":
-        headers.append("other counters")
+    wide = opts.output == "wide"
+    headers = ["class", "driver", "profile", "devices", "pools", "selectors read", "consumes counters",
+               "counter selector", "nodes"]
+    if wide:
+        headers += ["other counters", "device names"]
     rows = []
     for c in doc["devices"]:
         if not c["shapes"]:
-            rows.append([c["deviceClass"], "-", _count(c["matchingDevices"]), "-", "-", "-", "-"]
-                        + (["-"] if opts.output == "wide" else []))
+            rows.append([c["deviceClass"], "-", "-", _count(c["matchingDevices"]), "-", "-", "-", "-", "-"]
+                        + (["-", "-"] if wide else []))
         for s in c["shapes"]:
             tests = ", ".join(f"{label}: " + ("yes" if ok is True else "no" if ok is False else f"error ({ok})")
                               for label, ok in s["counterSelectors"].items())
-            row = [c["deviceClass"], s["driver"], str(s["devices"]), str(s["pools"]),
+            row = [c["deviceClass"], s["driver"], s["profile"] or _listed(s["deviceNames"], 1), str(s["devices"]),
+                   str(s["pools"]),
                    ", ".join(f"{k}={_value(v)}" for k, v in s["selectorsRead"].items()) or "-",
                    ", ".join(f"{k}={v}" for k, v in s["consumesCounters"].items()) or "-",
-                   tests or "-"]
-            if opts.output == "wide":
-                row.append(",".join(s["otherCounters"]) or "-")
+                   tests or "-", _where(s)]
+            if wide:
+                row += [",".join(s["otherCounters"]) or "-", ",".join(s["deviceNames"]) or "-"]
             rows.append(row)
     parts = [table(headers, rows, opts.no_headers)] if rows else [f"No DeviceClasses found ({doc['source']})."]
     notes = list(doc["findings"])

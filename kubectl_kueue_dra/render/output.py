@@ -34,6 +34,9 @@ class Style:
             self.enabled = False
         else:
             self.enabled = bool(getattr(stream, "isatty", lambda: False)())
+        encoding = str(getattr(stream, "encoding", None) or "").lower().replace("-", "").replace("_", "")
+        #: block characters (bars, tree lines) only where colour is on and the stream is UTF-8
+        self.unicode = self.enabled and encoding == "utf8"
 
     def __call__(self, text: str, fg: str | None = None, bold: bool = False) -> str:
         if not self.enabled or (fg is None and not bold):
@@ -48,7 +51,11 @@ class Style:
 
 
 def table(headers: list[str], rows: list[list[Any]], no_headers: bool = False) -> str:
-    """A kubectl-style table: upper-case headers, left-aligned; None prints as ``<none>``."""
+    """A kubectl-style table: upper-case headers, left-aligned; None prints as ``<none>``.
+
+    Cells are made terminal-safe first (``safe``: the plugin's colour codes become ESC, every
+    other control is escaped), so tabulate sees real colour sequences and measures the columns
+    without them; the result marks the colours again for ``emit``."""
     from tabulate import tabulate
 
     # widths are measured on what the terminal shows: escapes as written, colour codes as nothing

@@ -84,7 +84,7 @@ def test_restart_waits_for_the_real_rollout(life, cleanup):
     before = {p["metadata"]["name"] for p in running_pods(life, ns, "app=kueue")}
     assert len(before) == 1
     t = time.monotonic()
-    proc = run_plugin(life.cluster, "map", "set", "more", "--device-class", "m.example.com",
+    proc = run_plugin(life.cluster, "map", "set", "more", "--device-class", "m.example.com", "--allow-missing-class",
                       "--kueue-namespace", ns, "--restart", "--timeout", f"{ROLLOUT_TIMEOUT}s", "-o", "json")
     seconds = time.monotonic() - t
     assert proc.returncode == 0, proc.stderr
@@ -105,7 +105,7 @@ def test_restart_timeout_when_the_new_pod_cannot_run(life, cleanup):
     ns = upstream(life, node_selector={"kubernetes.io/hostname": "no-such-node"})
     cleanup.append(("namespace", ns))
     t = time.monotonic()
-    proc = run_plugin(life.cluster, "map", "set", "more", "--device-class", "m.example.com",
+    proc = run_plugin(life.cluster, "map", "set", "more", "--device-class", "m.example.com", "--allow-missing-class",
                       "--kueue-namespace", ns, "--restart", "--timeout", "3s")
     seconds = time.monotonic() - t
     assert proc.returncode == 1
@@ -161,7 +161,7 @@ def test_restart_waits_for_the_operator_rollout(life, cleanup):
             time.sleep(0.2)
         assert op.rolled == ["1"]
         wait_rolled_out(life, OPERATOR_NAMESPACE)
-        proc = run_plugin(c, "map", "set", "gpu", "--device-class", "gpu.example.com", "--restart",
+        proc = run_plugin(c, "map", "set", "gpu", "--device-class", "gpu.example.com", "--allow-missing-class", "--restart",
                           "--timeout", f"{ROLLOUT_TIMEOUT}s", "-o", "json")
         assert proc.returncode == 0, proc.stderr
         doc = json.loads(proc.stdout)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import shlex
 import subprocess
 import sys
 
@@ -95,6 +96,27 @@ def _restore_kueue_cr(cluster):
         for key in ("resourceVersion", "uid", "creationTimestamp", "generation", "managedFields"):
             obj["metadata"].pop(key, None)
         cluster.kubectl("create", "-f", "-", input=json.dumps(obj))
+
+
+#: the DeviceClasses the tests below name without meaning them to be missing (map set refuses a class
+#: that does not exist), and the driver whose slices publish the counter COUNTER_ARGS names
+NAMED_CLASSES = ["gpu.example.com", "mig.example.com", "x.example.com", "a.example.com", "n.example.com",
+                 "m.example.com", *[f"team{i}.example.com" for i in range(6)]]
+MEMORY_SLICE = builders.resource_slice("map-test-gpu-example-com", "gpu.example.com", "map-test-pool", devices=[
+    builders.device("gpu-0", [("gpu-0-counters", {"memory": "40Gi", "multiprocessors": "98"})], type="gpu")])
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _named_classes_and_a_counter(cluster):
+    """The classes and the published counter exist while this module runs, and only then (other
+    modules count the cluster's DeviceClasses and devices)."""
+    objs = [builders.device_class(n, SEL) for n in NAMED_CLASSES] + [MEMORY_SLICE]
+    created = [o for o in objs if cluster.kubectl("get", o["kind"].lower(), o["metadata"]["name"],
+                                                  check=False).returncode != 0]
+    cluster.apply(created)
+    yield
+    for o in created:
+        cluster.delete(o, check=False)
 
 
 @pytest.fixture()
@@ -199,7 +221,8 @@ def test_set_replace_remove_on_the_cr_keep_everything_else(cluster, device_class
     assert after["metadata"]["annotations"] == {"note": "keep me"}
 
     # replace keeps the position (Kueue charges a class to the first mapping listing it)
-    plugin_json(cluster, "map", "set", "gpu", "--device-class", gpu, "--device-class", "extra.example.com")
+    plugin_json(cluster, "map", "set", "gpu", "--device-class", gpu, "--device-class", "extra.example.com",
+                "--allow-missing-class")
     maps = get_cr(cluster)["spec"]["config"]["resources"]["deviceClassMappings"]
     assert [m["name"] for m in maps] == ["gpu", "gpu.memory"]
     assert maps[0]["deviceClassNames"] == [gpu, "extra.example.com"]
@@ -207,7 +230,7 @@ def test_set_replace_remove_on_the_cr_keep_everything_else(cluster, device_class
     # idempotent: the same set writes nothing
     rv = get_cr(cluster)["metadata"]["resourceVersion"]
     doc = plugin_json(cluster, "map", "set", "gpu", "--device-class", gpu, "--device-class", "extra.example.com")
-    assert not doc["changed"] and not doc["written"]
+    assert not doc["changed"] and not doc["written"]  # (a class already mapped is not judged again)
     assert get_cr(cluster)["metadata"]["resourceVersion"] == rv
 
     plugin_json(cluster, "map", "remove", "gpu", "--device-class", "extra.example.com")
@@ -262,6 +285,47 @@ def test_refusals_name_the_rule_and_write_nothing(cluster, device_classes, args,
     line = one_line_error(plugin(cluster, "map", "set", *args))
     assert f"[{rule}]" in line and "nothing written" in line
     assert get_cr(cluster)["metadata"]["resourceVersion"] == rv
+
+
+def test_what_the_cluster_would_not_honour_is_refused_and_nothing_written(cluster, device_classes):
+    """A missing DeviceClass, a counter the driver's slices do not publish, a replacement that drops
+    classes or the source: one line each, nothing written; --allow-missing-class and --replace
+    confirm; a driver with no slices is a warning, not a refusal."""
+    gpu, mig = device_classes
+    rv = reset_cr(cluster, [mapping("gpu", gpu), {**mapping("gpu.memory", mig), "sources": [
+        {"type": "Counter", "counter": {"name": "memory", "driver": "gpu.example.com",
+                                        "deviceSelector": {"type": "CEL", "cel": {"expression": SEL}}}}]}
+    ])["metadata"]["resourceVersion"]
+    cases = [
+        (("new", "--device-class", "nosuch.example.com"), "[DeviceClassNotFound]",
+         "DeviceClass nosuch.example.com does not exist"),
+        (("new", "--device-class", "nosuch.example.com", "--allow-missing-class", "--counter", "mem", "--driver",
+          "gpu.example.com", "--selector", SEL), "[CounterNotPublished]", "(it publishes: memory, multiprocessors)"),
+        (("gpu", "--device-class", "x.example.com"), "[ClassesDropped]", f"this set would drop {gpu}"),
+        (("gpu.memory", "--device-class", mig), "[SourceDropped]", "it charges counter memory of gpu.example.com"),
+    ]
+    for args, rule, text in cases:
+        line = one_line_error(plugin(cluster, "map", "set", *args))
+        assert rule in line and text in line and "nothing written" in line, line
+        assert get_cr(cluster)["metadata"]["resourceVersion"] == rv
+    # -o json: the refusal as findings, nothing else
+    proc = plugin(cluster, "map", "set", "gpu", "--device-class", "x.example.com", "-o", "json")
+    assert proc.returncode == 1 and json.loads(proc.stdout)["findings"][0]["code"] == "ClassesDropped"
+    # the fix a refusal gives keeps what the mapping has, and passes
+    line = one_line_error(plugin(cluster, "map", "set", "gpu.memory", "--device-class", mig))
+    keep = line.split("or keep what it has: kubectl kueue-dra ")[1]
+    proc = subprocess.run([sys.executable, "-m", "kubectl_kueue_dra", "--kubeconfig", str(cluster.kubeconfig),
+                           "--context", "admin", *shlex.split(keep)], cwd=REPO_ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0 and "already as requested" in proc.stdout, proc.stderr
+    # confirmed: written
+    doc = plugin_json(cluster, "map", "set", "gpu", "--device-class", "x.example.com", "--replace")
+    assert doc["written"]
+    doc = plugin_json(cluster, "map", "set", "late", "--device-class", "late.example.com", "--allow-missing-class")
+    assert doc["written"] and not {"DeviceClassNotFound", "DeviceClassesUnknown"} & {f["code"] for f in doc["findings"]}
+    # a driver that has published nothing yet: a warning, and the change is made
+    doc = plugin_json(cluster, "map", "set", "other", "--device-class", "a.example.com", "--counter", "memory",
+                      "--driver", "nothing-yet.example.com", "--selector", "true")
+    assert doc["written"] and "DriverNotPublishing" in [f["code"] for f in doc["findings"]]
 
 
 def pd_gate_in_featuregate(cluster):

@@ -129,7 +129,7 @@ def test_version_reads_the_published_csv(op):
 def test_map_set_and_remove_are_rendered_exactly(op):
     c = op.cluster
     before = op.rendered()
-    doc = plugin_json(c, "map", "set", "gpu.memory", "--device-class", "mig.example.com",
+    doc = plugin_json(c, "map", "set", "gpu.memory", "--device-class", "mig.example.com", "--allow-missing-class",
                       "--counter", "memory", "--driver", "gpu.example.com", "--selector", SEL)
     assert doc["written"] and doc["target"]["kind"] == "Kueue"
     t0 = time.monotonic()
@@ -155,7 +155,8 @@ def test_server_dry_run_and_refusals_render_nothing(op):
     c = op.cluster
     before = op.rendered()
     cr = op.kueue_cr()  # the operator writes its status: compare the generation and the spec
-    doc = plugin_json(c, "map", "set", "other", "--device-class", "x.example.com", "--dry-run=server")
+    doc = plugin_json(c, "map", "set", "other", "--device-class", "x.example.com", "--allow-missing-class",
+                      "--dry-run=server")
     assert doc["changed"] and not doc["written"]
     # a class already in another mapping: the plugin refuses (so does the CRD's CEL rule)
     proc = run_plugin(c, "map", "set", "other", "--device-class", "gpu.example.com")
@@ -254,7 +255,9 @@ GATE_CASES = [
 
 def _set_sources(op, sources: bool) -> None:
     args = ("--counter", "memory", "--driver", "gpu.example.com", "--selector", SEL) if sources else ()
-    proc = run_plugin(op.cluster, "map", "set", "gpu.memory", "--device-class", "mig.example.com", *args)
+    # the cluster has no DeviceClasses and no slices; dropping the counter source is meant
+    proc = run_plugin(op.cluster, "map", "set", "gpu.memory", "--device-class", "mig.example.com",
+                      "--allow-missing-class", "--replace", *args)
     assert proc.returncode == 0, proc.stderr
 
 
@@ -313,7 +316,8 @@ def test_cr_change_not_yet_rendered_is_stale(op):
     c = op.cluster
     op.wait_idle()
     op.stop()
-    proc = run_plugin(c, "map", "set", "late.example.com/gpu", "--device-class", "late.example.com")
+    proc = run_plugin(c, "map", "set", "late.example.com/gpu", "--device-class", "late.example.com",
+                      "--allow-missing-class")
     assert proc.returncode == 0, proc.stderr
     render = verify_checks(c)["openshift-kueue-render"]
     assert render["status"] == "warn", render

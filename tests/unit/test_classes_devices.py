@@ -37,12 +37,14 @@ def test_mig_shapes_counters_and_counter_selectors():
     [mig] = doc["devices"]
     assert mig["deviceClass"] == "mig.nvidia.com"
     assert [s["mapping"] + "/" + s["name"] for s in mig["counterSources"]] == ["gpu.memory/memory"]
-    shapes = {s["consumesCounters"]["memory"]: s for s in mig["shapes"]}
-    # 2 nodes x 8 GPUs: 7 placements of 1g.5gb, 3 of 2g.10gb, 2 of 3g.20gb + 1 of 4g.20gb, 1 of 7g.40gb
-    assert {m: s["devices"] for m, s in shapes.items()} == {"4864Mi": 112, "9856Mi": 48, "19968Mi": 48,
-                                                           "40192Mi": 16}
+    # 2 nodes x 8 GPUs: 7 placements of 1g.5gb, 3 of 2g.10gb, 2 of 3g.20gb, 1 of 4g.20gb, 1 of 7g.40gb;
+    # the MIG profile (the driver's `profile` attribute) tells 3g.20gb from 4g.20gb, which charge alike
+    assert [(s["profile"], s["devices"], s["consumesCounters"]["memory"]) for s in mig["shapes"]] == [
+        ("1g.5gb", 112, "4864Mi"), ("2g.10gb", 48, "9856Mi"), ("3g.20gb", 32, "19968Mi"), ("4g.20gb", 16, "19968Mi"),
+        ("7g.40gb", 16, "40192Mi")]
     for s in mig["shapes"]:
         assert s["driver"] == "gpu.nvidia.com" and s["pools"] == 2
+        assert s["poolNames"] == s["nodes"] == ["a100-node-1", "a100-node-2"]
         assert s["selectorsRead"] == {"type": "mig"}  # what the class and counter selectors read
         assert s["counterSelectors"] == {"gpu.memory/memory": True}
         assert "multiprocessors" in s["otherCounters"] and "memory" not in s["otherCounters"]
@@ -53,11 +55,11 @@ def test_table_and_wide():
     proc = run("classes", "--devices", "--from", str(EXAMPLES / "mig-partitionable"))
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[0].split() == ["CLASS", "DRIVER", "DEVICES", "POOLS", "SELECTORS", "READ", "CONSUMES", "COUNTERS",
-                                "COUNTER", "SELECTOR"]
-    assert lines[1].split() == ["gpu.nvidia.com", "gpu.nvidia.com", "16", "2", "type=gpu", "memory=40192Mi",
-                                "gpu.memory/memory:", "yes"]
-    assert len(lines) == 6
+    assert lines[0].split() == ["CLASS", "DRIVER", "PROFILE", "DEVICES", "POOLS", "SELECTORS", "READ", "CONSUMES",
+                                "COUNTERS", "COUNTER", "SELECTOR", "NODES"]
+    assert lines[1].split() == ["gpu.nvidia.com", "gpu.nvidia.com", "NVIDIA", "A100-SXM4-40GB", "16", "2", "type=gpu",
+                                "memory=40192Mi", "gpu.memory/memory:", "yes", "a100-node-1,", "a100-node-2"]
+    assert [line.split()[2] for line in lines[2:]] == ["1g.5gb", "2g.10gb", "3g.20gb", "4g.20gb", "7g.40gb"]
     wide = run("classes", "--devices", "gpu.nvidia.com", "-o", "wide", "--from", str(EXAMPLES / "mig-partitionable"))
     assert "OTHER COUNTERS" in wide.stdout and "memory-slice-7" in wide.stdout
 
@@ -125,3 +127,15 @@ def test_unreadable_slices_are_unknown_not_zero():
     assert doc["partial"] is True and [f["code"] for f in doc["findings"]][:1] == ["Unreadable"]
     assert [(d["deviceClass"], d["matchingDevices"], d["shapes"]) for d in doc["devices"]] == [
         ("gpu.nvidia.com", None, []), ("mig.nvidia.com", None, [])]
+
+
+def test_a_shape_without_a_profile_names_its_devices_and_nodes_apart_from_pools():
+    from kubectl_kueue_dra.dra.cel import SelectorEvaluator
+    from kubectl_kueue_dra.dra.devices import group_pools
+
+    slices = [{"spec": {"driver": "tpu.example.com", "nodeName": f"node-{i}", "pool": {"name": f"rack-{i}"},
+                        "devices": [{"name": f"tpu-{i}-{j}", "attributes": {}} for j in range(4)]}} for i in (1, 2)]
+    [shape] = device_shapes(group_pools(slices), [], SelectorEvaluator()).shapes
+    doc = shape.to_json([])
+    assert doc["profile"] is None and doc["devices"] == 8 and doc["deviceNames"] == ["tpu-1-0", "tpu-1-1", "tpu-1-2"]
+    assert (doc["nodes"], doc["poolNames"]) == (["node-1", "node-2"], ["rack-1", "rack-2"])

@@ -477,7 +477,7 @@ class _NotFoundEverywhere:
         self.server.server_close()
 
 
-@pytest.mark.parametrize("command", ["classes", "verify", "version", "map"])
+@pytest.mark.parametrize("command", ["classes", "verify", "version", "map", "queues"])
 def test_a_server_answering_404_everywhere_is_not_kubernetes(tmp_path, command):
     with _NotFoundEverywhere() as url:
         kc = _kubeconfig(tmp_path, url)

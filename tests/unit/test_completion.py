@@ -31,7 +31,7 @@ def values(candidates):
 
 def test_commands_with_descriptions_and_no_file_completion():
     candidates, directive = complete("")
-    assert values(candidates) == ["classes", "completion", "explain", "map", "verify", "version"]
+    assert values(candidates) == ["classes", "completion", "explain", "map", "queues", "verify", "version"]
     assert all("\t" in c for c in candidates)
     assert directive == 4
     assert complete("ver")[0] == [c for c in candidates if c.startswith("ver")]
@@ -123,3 +123,32 @@ def test_bash_script_completes_in_a_real_bash():
     proc = subprocess.run(["bash", "--norc", "-c", program], capture_output=True, text=True, env=env,
                           cwd=ROOT, timeout=60)
     assert proc.stdout.split() == ["yaml"], proc.stderr
+
+
+COHORT = "examples/cohort-sharing"
+
+
+def test_mapping_names_for_map_set_and_remove():
+    assert complete("map", "set", "--from", MIG, "g")[0] == ["gpu.memory"]
+    assert complete("map", "remove", "--from", COHORT, "")[0] == ["gpus"]
+
+
+def test_cluster_queues_for_queues_and_explain():
+    assert complete("queues", "--from", COHORT, "")[0] == ["team-a-cq", "team-b-cq"]
+    assert complete("explain", "--from", COHORT, "--cluster-queue", "team-b")[0] == ["team-b-cq"]
+
+
+def test_local_queues_of_the_namespace_or_of_all():
+    assert complete("explain", "--from", MIG, "-n", "ml-research", "--local-queue", "")[0] == ["research"]
+    assert complete("explain", "--from", MIG, "-n", "default", "--local-queue", "")[0] == []
+    assert complete("explain", "--from", MIG, "-A", "--local-queue", "")[0] == ["research"]
+
+
+def test_classes_devices_completes_class_names():
+    assert complete("classes", "--from", MIG, "--devices", "")[0] == ["gpu.nvidia.com", "mig.nvidia.com"]
+    assert complete("classes", "--from", MIG, "--devices", "m")[0] == ["mig.nvidia.com"]
+
+
+def test_workload_names_of_the_namespace():
+    assert complete("explain", "--from", COHORT, "-n", "team-b", "workload/")[0] == [
+        "workload/job-eval-d7302", "workload/job-finetune-f1303"]

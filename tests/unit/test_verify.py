@@ -606,7 +606,7 @@ def test_cli_json_contract_and_exit_codes(capsys):
     assert doc["kueue"]["version"] == "0.19.2" and doc["paths"] == ["claims"]
     assert main(["verify", "--from", str(EXAMPLES / "extended-resource")]) == 1
     out = capsys.readouterr().out
-    assert "FAIL" in out and "To fix:" in out and "2 failed" in out
+    assert "FAIL" in out and "To fix:" in out and "2 failures" in out.splitlines()[0]
 
 
 def test_cli_bad_path_is_a_usage_error(capsys):

@@ -174,7 +174,8 @@ def class_devices(dc: dict[str, Any], *, mappings: list[Mapping] | None, pools: 
     labels = [f"{m}/{s.name}" for m, s in sources]
     report = device_shapes(pools, selectors, evaluator, counters={s.name for _, s in sources} or None,
                            tests=[(s.driver, [s.selector] if s.selector else []) for _, s in sources])
-    shapes = sorted(report.shapes, key=lambda s: (s.driver, -s.devices, repr(s.read), repr(s.counters)))
+    shapes = sorted(report.shapes, key=lambda s: (s.driver, -s.devices, s.profile or "", repr(s.read),
+                                                  repr(s.counters)))
     doc["shapes"] = [s.to_json(labels) for s in shapes]
     doc["matchingDevices"] = sum(s.devices for s in shapes)
     for message, n in report.errors.items():

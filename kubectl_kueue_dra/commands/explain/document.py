@@ -16,7 +16,7 @@ from ...kube.manifest import manifest_name
 from ...kube.view import ClusterView
 from ...kueue.charge import ChargeEngine, ChargeLine, ChargeResult, format_usage
 from ...kueue.install.command import cli_of, document_for_cli
-from ...kueue.workloads.status import is_admitted
+from ...kueue.workloads.status import is_admitted, workload_state
 from .context import Settings, kueue_context, kueue_mappings
 from .inputs import charge_inputs, file_findings
 from .partial_report import (
@@ -27,7 +27,7 @@ from .partial_report import (
 )
 from .pods import SliceSource, past_admission
 from .queue import cluster_queue_of, queue_part, quota_world
-from .recorded import dra_findings, recorded_part, workload_state
+from .recorded import dra_findings, recorded_part
 from .subject import Subject
 
 

@@ -78,17 +78,6 @@ def compare(result: ChargeResult, recorded: dict[str, dict[str, str]], source: s
     return findings
 
 
-def workload_state(wl: dict[str, Any]) -> str:
-    for ctype in ("Finished", "Admitted", "QuotaReserved"):
-        c = condition(wl, ctype)
-        if c and c.get("status") == "True":
-            return ctype
-    c = condition(wl, "QuotaReserved")
-    if c and c.get("reason") in ("Inadmissible", "Misconfigured"):
-        return "Inadmissible"
-    return "Pending"
-
-
 def dra_findings(result: ChargeResult) -> list[dict[str, Any]]:
     if not result.rejected:
         return []

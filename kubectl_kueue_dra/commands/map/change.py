@@ -24,6 +24,7 @@ from ...kueue.config.mappings import Source, parse_mappings
 from ...kueue.install import flags
 from ...kueue.install.rollout import next_steps
 from ...kueue.install.target import TargetFacts
+from .honour import ClusterFacts, Wanted, judge
 from .target import find_target, target_facts
 
 Edit = Callable[[list[Any], str], list[Any]]  # (current raw list, dialect) -> new raw list
@@ -54,6 +55,10 @@ class ChangeRequest:
     kueue_version: str | None = None
     restart: bool = False
     timeout: str = "5m"
+    #: set: a DeviceClass that does not exist yet is fine (it comes later)
+    allow_missing_class: bool = False
+    #: set: replacing the mapping may drop classes or its source
+    replace: bool = False
     sources: list[Source] = field(default_factory=list)  # set by validate()
     timeout_seconds: float = 300.0  # set by validate()
 
@@ -65,6 +70,8 @@ class ChangeRequest:
         self.sources = _sources(self.counter, self.capacity, self.driver, self.selector)
         if self.action == "remove" and self.sources:
             raise UsageError("map remove takes no source flags")
+        if self.action == "remove" and (self.allow_missing_class or self.replace):
+            raise UsageError("--allow-missing-class and --replace are flags of map set")
         flags.kueue_namespace(self.kueue_namespace)
         flags.kueue_version(self.kueue_version)
         self.timeout_seconds = flags.duration(self.timeout, "--timeout", 300.0)
@@ -101,12 +108,13 @@ class _Attempt:
     preserved: bool = True
     before_raw: list[Any] = field(default_factory=list)
     after_raw: list[Any] = field(default_factory=list)
+    cluster: list[Violation] = field(default_factory=list)  # what the cluster may not honour (honour.py)
 
 
 # ---- the change -----------------------------------------------------------------------------
 
-def _modifier(config: KueueConfig, facts: TargetFacts, edit: Edit, seen: _Attempt) -> \
-        Callable[[dict[str, Any]], dict[str, Any]]:
+def _modifier(config: KueueConfig, facts: TargetFacts, edit: Edit, seen: _Attempt,
+              judge: Callable[[list[Any]], list[Violation]]) -> Callable[[dict[str, Any]], dict[str, Any]]:
     rules = facts.rules
 
     def modify(obj: dict[str, Any]) -> dict[str, Any]:
@@ -122,6 +130,7 @@ def _modifier(config: KueueConfig, facts: TargetFacts, edit: Edit, seen: _Attemp
             raise ValidationFailed(refused, rules.describe())
         seen.warnings = [v for v in added if v.severity != "error"]
         seen.existing = existing
+        seen.cluster = judge(raw)  # raises Refused
         result = with_object_mappings(obj, str(config.kind), new_raw)
         seen.preserved = result.preserved
         return result.obj
@@ -154,7 +163,7 @@ def _diff(config: KueueConfig, before: dict[str, Any], after: dict[str, Any]) ->
 
 
 def _warnings(seen: _Attempt, facts: TargetFacts) -> list[dict[str, Any]]:
-    out = [v.finding("warning") for v in seen.warnings]
+    out = [v.finding("warning") for v in seen.warnings + seen.cluster]
     out += [v.finding("warning", f"{v.text}; this was already so before the change and "
                       f"{facts.rules.describe()} still rejects it") for v in seen.existing]
     if not seen.preserved:
@@ -186,6 +195,32 @@ def _run(view: ClusterView, config: KueueConfig, modify: Callable[[dict[str, Any
                              clock=writer.clock)
 
 
+def _judge(view: ClusterView, req: ChangeRequest) -> Callable[[list[Any]], list[Violation]]:
+    """What the cluster would not honour in the change (``honour``), against the list as read."""
+    if req.action != "set":
+        return lambda raw: []
+    wanted = Wanted(name=req.mapping, classes=tuple(req.device_classes), sources=tuple(req.sources),
+                    allow_missing_class=req.allow_missing_class, replace=req.replace)
+    classes, classes_unknown = _read(view, "DeviceClass", needed=not req.allow_missing_class)
+    slices, slices_unknown = _read(view, "ResourceSlice", needed=bool(req.sources))
+    facts = ClusterFacts(device_classes=classes, device_classes_unknown=classes_unknown, slices=slices,
+                         slices_unknown=slices_unknown)
+    return lambda raw: judge(wanted, raw, facts)
+
+
+def _read(view: ClusterView, kind: str, needed: bool) -> tuple[list[dict[str, Any]] | None, str | None]:
+    if not needed:
+        return None, "not needed"
+    if view.live and not view.serves(kind):
+        return [], None
+    found = view.try_list(kind)
+    if found is None:
+        return None, view.forbidden(kind) or f"{kind} could not be read"
+    if not view.live and not found and kind == "DeviceClass":
+        return None, "the snapshot has no DeviceClass objects"
+    return found, None
+
+
 def apply_change(view: ClusterView, req: ChangeRequest) -> tuple[dict[str, Any], UserError | None]:
     """Make the change (or its dry run); return the document to print, and the error of a
     rollout that did not complete after the write (the change itself is then already made)."""
@@ -195,7 +230,7 @@ def apply_change(view: ClusterView, req: ChangeRequest) -> tuple[dict[str, Any],
     config = find_target(view, req.kueue_namespace)
     facts = target_facts(view, config, req.kueue_version)
     seen = _Attempt()
-    result = _run(view, config, _modifier(config, facts, req.edit, seen), req)
+    result = _run(view, config, _modifier(config, facts, req.edit, seen, _judge(view, req)), req)
     written = result.sent and req.dry_run == "none"
     findings = _warnings(seen, facts) if result.changed else []
     after_raw = seen.after_raw if result.changed else seen.before_raw

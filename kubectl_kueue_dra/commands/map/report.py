@@ -11,27 +11,11 @@ from typing import Any
 
 from ...dra.counter_sets import counter_problems
 from ...dra.devices import group_pools
+from ...dra.published import published
 from ...dra.units import unit_scale
 from ...findings import codes as F
 from ...kueue.config.mappings import Mapping
 from ...kueue.queues.cluster_queue import queues_covering, quota_entries
-
-
-def _published(slices: list[dict[str, Any]], driver: str, kind: str) -> tuple[int, set[str]]:
-    """(slices of the driver, counter or capacity names its devices publish)."""
-    count, names = 0, set[str]()
-    for s in slices:
-        spec = s.get("spec") or {}
-        if spec.get("driver") != driver:
-            continue
-        count += 1
-        for device in spec.get("devices") or []:
-            if kind == "counter":
-                for entry in device.get("consumesCounters") or []:
-                    names.update((entry.get("counters") or {}).keys())
-            else:
-                names.update((device.get("capacity") or {}).keys())
-    return count, names
 
 
 def _counter_set_findings(m: Mapping, slices: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -53,7 +37,8 @@ def _counter_set_findings(m: Mapping, slices: list[dict[str, Any]]) -> list[dict
 def _source_findings(m: Mapping, slices: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out = _counter_set_findings(m, slices)
     for s in m.sources:
-        n_slices, names = _published(slices, s.driver, s.type)
+        found = published(slices, s.driver)
+        n_slices, names = found.slices, set(found.names(s.type))
         if not n_slices:
             out.append(F.DriverNotPublishing.make(
                 f"mapping {m.name}: no ResourceSlice of driver {s.driver}: its {s.type} {s.name} "
@@ -66,7 +51,8 @@ def _source_findings(m: Mapping, slices: list[dict[str, Any]]) -> list[dict[str,
             out.append(code.make(
                 f"mapping {m.name}: no device of driver {s.driver} publishes {s.type} {s.name} in "
                 f"{where} (published: {known}); Kueue fails such workloads with \"matched devices "
-                f"have no …\"", severity="warning", variant="map", mapping=m.name, extra={"mapping": m.name}))
+                f"have no …\"", severity="warning", variant="map", example=(sorted(names) or ["<name>"])[0],
+                extra={"mapping": m.name}))
     return out
 
 

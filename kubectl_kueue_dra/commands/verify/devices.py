@@ -9,7 +9,7 @@ from typing import Any
 from ...dra.cel import CelError, compile_selector
 from ...dra.device_classes import class_selectors, extended_resource_winners
 from ...kueue.config.mappings import lookup
-from . import fixes
+from . import fixes, guidance
 from .facts import Facts
 from .model import CLAIMS, EXTENDED, FAIL, PARTITIONABLE, PASS, SKIP, WARN
 from .registry import Result, check, names, needs, plural
@@ -112,13 +112,22 @@ def counters_published(f: Facts) -> Result:
     for m in f.mappings or []:
         for s in m.counter_sources:
             published = published_counters(f.slices or [], s.driver)
+            if not published:
+                if any((x.get("spec") or {}).get("driver") == s.driver for x in f.slices or []):
+                    problems.append((f"mapping {m.name} counts counter {s.name} of {s.driver}, but no device of "
+                                     f"{s.driver} consumes any counter (ResourceSlice consumesCounters): Kueue has "
+                                     "nothing to charge", guidance.no_counters(f, m, s.driver)))
+                else:
+                    problems.append((f"mapping {m.name} counts counter {s.name} of {s.driver}, which has published "
+                                     "no ResourceSlice", DRIVER_FIX))
+                continue
             if s.name not in published:
                 close = difflib.get_close_matches(s.name, sorted(published), n=1, cutoff=0.5)
                 shown = names(close + sorted(set(published) - set(close)), limit=8) or "none"
                 problems.append((f"mapping {m.name} counts counter {s.name} of {s.driver}, but no device of "
                                  f"{s.driver} consumes a counter of that name (it publishes: {shown}); Kueue "
                                  f"reports: matched devices have no consumesCounters entry for counter "
-                                 f"\"{s.name}\"", fixes.map_set(f, m, counter=(close or ["<counter>"])[0])))
+                                 f"\"{s.name}\"", fixes.map_set(f, m, counter=(close or sorted(published))[0])))
                 continue
             if s.selector:
                 try:

@@ -77,6 +77,7 @@ class Facts:
     malformed: list[Malformed] = field(default_factory=list)  # fields of the wrong type, removed
     cluster_version_problem: str | None = None  # why the OpenShift version is unknown
     uncharged: Uncharged | None = None  # devices allocated outside Kueue's accounting (None: claims unread)
+    kueue_operator_served: bool = False  # the OpenShift operator's API (kueues.kueue.openshift.io) is served
     _supplies: dict[Source, CounterSupply] = field(default_factory=dict, repr=False)
 
     # -- convenience -----------------------------------------------------------------------
@@ -286,7 +287,8 @@ def gather(view: ClusterView, kueue_namespace: str | None = None, probe: bool = 
                  cluster_version=cluster_version, kueue_cr=kueue_cr, server_version=server_version,
                  k8s_inputs=inp, k8s_gates=k8s_gates, kueue_gates=kueue_gates, probed=probed,
                  forbidden=list(view.unreadable), config_changed=changed, pods=pods, malformed=view.malformed,
-                 cluster_version_problem=cluster_version_problem, uncharged=uncharged)
+                 cluster_version_problem=cluster_version_problem, uncharged=uncharged,
+                 kueue_operator_served=view.live and view.serves("Kueue"))
 
 
 def _controller_pods(view: ClusterView, install: KueueInstallation) -> list[Obj] | None:

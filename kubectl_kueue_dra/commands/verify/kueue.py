@@ -6,7 +6,7 @@ from typing import Any
 
 from ... import gates as g
 from ...kueue.config.load import DEPLOYMENT_NAME
-from ...kueue.names import DEFAULT_NAMESPACE
+from ...kueue.names import DEFAULT_NAMESPACE, OPERATOR_NAMESPACE
 from ...kueue.install.operator_render import RECONCILE_COMMAND, expected_render, stale_differences
 from . import fixes
 from .facts import Facts, parse_time
@@ -15,8 +15,14 @@ from .registry import Result, check, names
 
 INSTALL_UPSTREAM = ("kubectl apply --server-side -f https://github.com/kubernetes-sigs/kueue/releases/"
                     "download/v0.19.2/manifests.yaml")
-INSTALL_OPENSHIFT = ("install the Red Hat build of Kueue operator (OperatorHub), then create the Kueue CR "
-                     "named cluster")
+#: the Kueue CR the operator installs Kueue for: a cluster singleton named cluster, spec.config.integrations
+#: .frameworks required (the operator's own example, alm-examples, is this one)
+KUEUE_CR = ('{"apiVersion":"kueue.openshift.io/v1","kind":"Kueue","metadata":{"name":"cluster"},'
+            '"spec":{"managementState":"Managed","config":{"integrations":{"frameworks":["BatchJob"]}}}}')
+CREATE_KUEUE_CR = f"echo '{KUEUE_CR}' | oc create -f -"
+INSTALL_OPENSHIFT = ("install the Red Hat build of Kueue operator (OperatorHub, or an OLM Subscription, in namespace "
+                     f"{OPERATOR_NAMESPACE}), then create the Kueue CR named cluster, from which the operator "
+                     f"installs and configures Kueue: {CREATE_KUEUE_CR} (on OpenShift, not upstream Kueue's manifests)")
 
 
 def _version_text(f: Facts) -> str:
@@ -46,9 +52,20 @@ def _unknown(f: Facts, gate: str | None = None) -> Result | None:
     return None
 
 
+def _cr_missing(f: Facts) -> bool:
+    """OpenShift with the operator's API served but no Kueue CR cluster: the operator installs nothing."""
+    return bool(f.live and f.openshift and f.kueue_operator_served and f.kueue_cr is None
+                and "Kueue" not in f.unreadable)
+
+
 @check("kueue-installed", "kueue")
 def installed(f: Facts) -> Result:
     i = f.install
+    if _cr_missing(f):
+        served = "Kueue's API (kueue.x-k8s.io) is served" if f.kueue_served else "Kueue is not installed"
+        return Result(FAIL, f"the Red Hat build of Kueue operator is installed (kueues.kueue.openshift.io is served) "
+                            f"but the Kueue CR cluster does not exist: {served}, and nothing configures it",
+                      f"create the Kueue CR: {CREATE_KUEUE_CR}")
     if f.live and not f.kueue_served:
         return Result(FAIL, "Kueue is not installed: the API server does not serve kueue.x-k8s.io",
                       INSTALL_OPENSHIFT if f.openshift else INSTALL_UPSTREAM)
@@ -115,9 +132,13 @@ def config(f: Facts) -> Result:
     denied = c.unreadable or f.denied("configmaps") or f.denied("kueues.kueue.openshift.io")
     if denied:
         return Result(SKIP, denied)
+    if _cr_missing(f):
+        return Result(FAIL, "no Kueue configuration: the Kueue CR cluster does not exist",
+                      f"create the Kueue CR: {CREATE_KUEUE_CR}")
     return Result(FAIL if f.live else SKIP,
                   f"no Kueue configuration found ({c.problem})",
-                  "pass --kueue-namespace NS if Kueue runs elsewhere" if f.live else None)
+                  (INSTALL_OPENSHIFT if f.openshift else "pass --kueue-namespace NS if Kueue runs elsewhere")
+                  if f.live else None)
 
 
 def _config_verdict(f: Facts) -> Result:

@@ -198,7 +198,10 @@ def quota_vs_capacity(f: Facts) -> Result:
         return Result(SKIP, "no covered DRA quota resource to compare")
     if not statuses:
         return Result(SKIP, "; ".join(lines))
-    return Result(WARN if WARN in statuses else PASS, "; ".join(lines))
+    if WARN in statuses:
+        return Result(WARN, "; ".join(lines),
+                      "compare each ClusterQueue's quota with its use: kubectl kueue-dra queues")
+    return Result(PASS, "; ".join(lines))
 
 
 @check("uncharged-devices", "quota")

@@ -13,6 +13,7 @@ from . import devices, gate_states, kubernetes, kueue, namespaces, platform, quo
 from .facts import Facts
 from .model import CLAIMS, EXTENDED, FAIL, PARTITIONABLE, PATHS, SKIP, STATUSES, Check
 from .registry import CATEGORIES, REGISTRY, Result
+from .verdict import verdict
 
 _ORDER = list(CATEGORIES)
 _MODULES = [m.__name__ for m in (platform, kubernetes, kueue, devices, quota, namespaces)]
@@ -76,6 +77,7 @@ def summary(checks: list[Check]) -> dict[str, int]:
 
 def document(f: Facts, checks: list[Check]) -> dict[str, Any]:
     return {
+        "verdict": verdict(f, checks),
         "source": f.source,
         "paths": sorted(f.paths, key=PATHS.index),
         "summary": summary(checks),

@@ -10,6 +10,7 @@ from typing import Any
 
 from ...dra.cel import CelError, SelectorEvaluator
 from ...dra.devices import Pool, ShapeIndex
+from ...dra.published import published
 from ...dra.quantity import Quantity, QuantityError, parse_quantity
 from ...kueue.config.mappings import Source
 from ...kueue.queues.cluster_queue import QuotaEntry
@@ -127,15 +128,7 @@ def _consumed(device: Obj, counter: str, cache: dict[Any, Quantity | None]) -> I
 
 def published_counters(slices: Sequence[Obj], driver: str) -> dict[str, int]:
     """Counter name → devices of ``driver`` consuming it (any pool, any generation)."""
-    names: dict[str, int] = {}
-    for s in slices:
-        spec = s.get("spec") or {}
-        if spec.get("driver") != driver:
-            continue
-        for device in spec.get("devices") or []:
-            for name in {n for e in device.get("consumesCounters") or [] for n in (e.get("counters") or {})}:
-                names[name] = names.get(name, 0) + 1
-    return names
+    return published(slices, driver).counters
 
 
 @dataclass

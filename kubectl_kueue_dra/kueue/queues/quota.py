@@ -164,7 +164,7 @@ def verdict_findings(v: Verdict, cq_name: str, in_cohort: bool, binary: set[str]
                 f"pod set {v.pod_set} needs {_fmt(r.resource, r.request, binary)} of {r.resource}; {where} has "
                 f"{_fmt(r.resource, r.available, binary)} unused in flavor {r.flavor} (at most "
                 f"{_fmt(r.resource, r.maximum, binary)}): it waits until other workloads finish{kueue_says}",
-                extra={"predicted": True, "kueueMessage": quoted}))
+                cluster_queue=cq_name, extra={"predicted": True, "kueueMessage": quoted}))
     return out
 
 

@@ -124,6 +124,13 @@ def _reserved(cq: dict[str, Any]) -> dict[FlavorResource, int]:
 def build_tree(cluster_queues: list[dict[str, Any]], cohorts: list[dict[str, Any]]) -> dict[str, Node]:
     """ClusterQueue name -> its node, linked into the cohort tree. A cohort named by a ClusterQueue
     or a Cohort's ``parentName`` without a Cohort object is an implicit cohort without quota."""
+    return build_forest(cluster_queues, cohorts)[0]
+
+
+def build_forest(cluster_queues: list[dict[str, Any]],
+                 cohorts: list[dict[str, Any]]) -> tuple[dict[str, Node], dict[str, Node]]:
+    """(ClusterQueue name -> node, cohort name -> node) of the whole forest, implicit cohorts
+    included. Raises TreeError on a cycle."""
     nodes: dict[str, Node] = {}
 
     def cohort(name: str) -> Node:
@@ -159,4 +166,4 @@ def build_tree(cluster_queues: list[dict[str, Any]], cohorts: list[dict[str, Any
             node.parent = cohort(parent_name)
             node.parent.children.append(node)
         queues[name] = node
-    return queues
+    return queues, nodes

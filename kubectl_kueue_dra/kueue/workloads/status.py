@@ -67,7 +67,8 @@ CONDITION_CAUSES: list[tuple[str, Code, str, str]] = [
     (r"unavailable in ClusterQueue", F.ResourceNotCovered,
      "the ClusterQueue does not list a resource of the workload in coveredResources", "kueue-condition"),
     (r"insufficient unused quota", F.QuotaExhausted,
-     "the ClusterQueue (and its cohort) has not enough unused quota now; the workload waits for others to finish", ""),
+     "the ClusterQueue (and its cohort) has not enough unused quota now; the workload waits for others to finish",
+     "kueue-condition"),
     (r"maximum capacity", F.ExceedsQuota,
      "the workload asks for more than the ClusterQueue can ever get: its nominal quota plus what the cohort "
      "tree can lend it (other queues' lendingLimit, nested cohorts' quotas), capped by its borrowingLimit",
@@ -82,6 +83,19 @@ def condition(obj: dict[str, Any], ctype: str) -> dict[str, Any] | None:
 def is_admitted(workload: dict[str, Any]) -> bool:
     cond = condition(workload, "Admitted")
     return bool(cond and cond.get("status") == "True")
+
+
+def workload_state(wl: dict[str, Any]) -> str:
+    """Finished, Admitted, QuotaReserved (quota held, admission checks pending), Inadmissible or
+    Pending: the newest of Kueue's conditions that holds."""
+    for ctype in ("Finished", "Admitted", "QuotaReserved"):
+        c = condition(wl, ctype)
+        if c and c.get("status") == "True":
+            return ctype
+    c = condition(wl, "QuotaReserved")
+    if c and c.get("reason") in ("Inadmissible", "Misconfigured"):
+        return "Inadmissible"
+    return "Pending"
 
 
 def kueue_says(wl: dict[str, Any] | None) -> str | None:

@@ -1,0 +1,1 @@
+"""``queues``: which ClusterQueue holds which quota, how much is used and by whom, what waits."""
