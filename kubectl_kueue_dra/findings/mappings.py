@@ -102,17 +102,17 @@ SelectorDoesNotCompile = _rule("SelectorDoesNotCompile", "A source's CEL express
 # What the cluster would not honour (map set, before anything is written)
 ClassesDropped = Code(
     "ClassesDropped", "error",
-    means="map set without --replace would drop DeviceClasses the mapping charges now: their "
+    means="Without --replace, map set would drop DeviceClasses the mapping charges now: their "
           "ResourceClaimTemplates would no longer be charged, and Kueue rejects them.",
     fix="pass --replace to drop {what}, or keep what it has: {keep}")
 SourceDropped = Code(
     "SourceDropped", "error",
-    means="map set without --replace would drop the mapping's counter or capacity source: its classes would be "
+    means="Without --replace, map set would drop the mapping's counter or capacity source: its classes would be "
           "charged one unit per device instead.",
     fix="pass --replace to drop {what}, or keep what it has: {keep}")
 DeviceClassNotFound = Code(
     "DeviceClassNotFound", "error",
-    means="map set names a DeviceClass that does not exist; nothing would be charged through it.",
+    means="The DeviceClass map set names does not exist; nothing would be charged through it.",
     fix="{hint}create it first, or pass --allow-missing-class if it comes later")
 DeviceClassesUnknown = Code(
     "DeviceClassesUnknown", "warning",

@@ -324,14 +324,14 @@ def test_a_capacity_no_device_publishes_is_said_by_map():
     _, [f] = map_report(mappings, device_classes=None, cluster_queues=None, slices=slices)
     assert (f["code"], f["severity"], f["mapping"]) == ("CapacityNotPublished", "warning", "gpu.cores")
     assert "publishes capacity cores in capacity (published: memory)" in f["message"]
-    assert f["fix"] == "use one of the published names: kubectl kueue-dra map set gpu.cores … --capacity <name>"
+    assert f["fix"] == "use a capacity the driver publishes, e.g. --capacity memory"
 
 
 def test_a_change_that_cannot_keep_the_text_says_it_was_rewritten(tmp_path):
     flow = ("{apiVersion: config.kueue.x-k8s.io/v1beta2, kind: Configuration, namespace: kueue-system, "
             "resources: {deviceClassMappings: [{name: whole-gpus, deviceClassNames: [gpu.nvidia.com]}]}}\n")
     found = findings("map", "set", "example.com/gpu", "--device-class", "other.nvidia.com", "--dry-run=client",
-                     "--from", snapshot(tmp_path, config=flow))
+                     "--allow-missing-class", "--from", snapshot(tmp_path, config=flow))
     assert [(f["code"], f["severity"], f["fix"]) for f in found] == [("ConfigReformatted", "warning", None)]
 
 
@@ -351,7 +351,7 @@ def test_a_mapping_kueue_would_refuse_is_an_error_finding(code, raw):
     from kubectl_kueue_dra.kueue.config.mapping_rules import Rules, validate
     from kubectl_kueue_dra.kueue.config.mappings import UPSTREAM
 
-    violations = [v for v in validate(raw, Rules(UPSTREAM, 19, counter_gate=True, capacity_gate=True))
+    violations = [v for v in validate(raw, Rules(dialect=UPSTREAM, kueue_minor=19, counter_gate=True, capacity_gate=True))
                   if v.rule is code]
     assert violations and all(v.severity == "error" for v in violations)
     f = violations[0].finding("error")  # map refuses the change with these

@@ -55,7 +55,7 @@ def test_a_counter_the_driver_does_not_publish(capsys):
     err = refused(capsys, "gpu.memory", "--device-class", "gpu.nvidia.com", "--device-class", "mig.nvidia.com",
                   "--counter", "memroy", "--driver", "gpu.nvidia.com", "--selector", SEL, "--from", MIG)
     assert "no ResourceSlice of driver gpu.nvidia.com publishes counter memroy in consumesCounters (it publishes: " \
-           "memory, " in err and "[CounterNotPublished]" in err and "use one of them, e.g. --counter memory" in err
+           "memory, " in err and "[CounterNotPublished]" in err and "use a counter the driver publishes, e.g. --counter memory" in err
 
 
 def test_a_capacity_the_driver_does_not_publish(capsys):
@@ -67,7 +67,7 @@ def test_a_capacity_the_driver_does_not_publish(capsys):
     with pytest.raises(Refused) as e:
         judge(Wanted(name="g", classes=("gpu.nvidia.com",), sources=(Source("capacity", "memry", "gpu.nvidia.com",
                                                                                  SEL),)), [], objs)
-    assert e.value.violations[0].rule == "CapacityNotPublished" and "(it publishes: memory, " in e.value.message
+    assert e.value.violations[0].rule.name == "CapacityNotPublished" and "(it publishes: memory, " in e.value.message
 
 
 def judge_objects(**_: str) -> ClusterFacts:
@@ -113,7 +113,7 @@ def test_unreadable_lists_are_warnings_not_refusals():
                          slices=None, slices_unknown="cannot list resourceslices: forbidden")
     warned = judge(Wanted(name="g", classes=("a.example.com",),
                           sources=(Source("counter", "memory", "gpu.nvidia.com", SEL),)), [], facts)
-    assert [v.rule for v in warned] == ["DeviceClassesUnknown", "SlicesUnknown"]
+    assert [v.rule.name for v in warned] == ["DeviceClassesUnknown", "SlicesUnknown"]
     assert all(v.severity == "warning" and "forbidden" in v.message for v in warned)
 
 
@@ -129,7 +129,7 @@ def test_a_snapshot_without_device_classes_cannot_tell_a_missing_one(capsys, tmp
 
 def test_remove_takes_no_set_flags(capsys):
     assert main(["map", "remove", "gpu.memory", "--replace", "--from", MIG, "--dry-run=client"]) == 2
-    assert "no such option" in capsys.readouterr().err.lower()
+    assert "unknown flag: --replace" in capsys.readouterr().err
 
 
 def test_judging_the_list_as_read_is_pure():
