@@ -15,9 +15,10 @@ from ...findings import finding, is_partial
 from ...kube.manifest import manifest_name
 from ...kube.view import ClusterView
 from ...kueue.charge import ChargeEngine, ChargeLine, ChargeResult, format_usage
-from ...kueue.install.command import cli_of, document_for_cli
+from ...kueue.install.command import document_for_cli
 from ...kueue.workloads.status import is_admitted
-from .context import Settings, kueue_context, kueue_mappings
+from .context import KueueContext, Settings, kueue_mappings
+from .facts import ExplainFacts, gather
 from .inputs import charge_inputs, file_findings
 from .partial_report import (
     admissibility_findings,
@@ -25,8 +26,8 @@ from .partial_report import (
     partial_admission_part,
     unknown_findings,
 )
-from .pods import SliceSource, past_admission
-from .queue import cluster_queue_of, queue_part, quota_world
+from .pods import past_admission
+from .queue import queue_part
 from .recorded import dra_findings, recorded_part, workload_state
 from .subject import Subject
 
@@ -55,12 +56,17 @@ def _podsets_doc(result: ChargeResult, binary: set[str]) -> tuple[list[dict[str,
     return docs, totals
 
 
-def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str, Any]:
-    ctx = kueue_context(view, settings)
+def explain(view: ClusterView, subject: Subject, settings: Settings, *,
+            kueue: KueueContext | None = None) -> dict[str, Any]:
+    """The explain document of one subject: its facts gathered once (``facts``), then explained."""
+    return explain_facts(gather(view, subject, settings, kueue=kueue))
+
+
+def explain_facts(facts: ExplainFacts) -> dict[str, Any]:
+    ctx, subject, view = facts.kueue, facts.subject, facts.view
     findings = list(ctx.findings)
     ns, wl = subject.namespace, subject.workload
-    slices = SliceSource(view)
-    inputs = charge_inputs(view, ctx, subject, slices)
+    inputs = charge_inputs(facts)
     result = ChargeEngine(inputs).compute(subject.podsets)
     binary = inputs.binary_resources() if ctx.semantics.counters_binary_rendering else set()
     dra_resources = {m.name for m in kueue_mappings(ctx)} | inputs.extended_resource_names()
@@ -72,21 +78,20 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
     recorded_doc = None
     admitted = wl is not None and is_admitted(wl)
     findings.extend(admissibility_findings(result, inputs.adjust.limit_ranges, admitted))
-    queue_doc, queue_found = queue_part(view, subject, ctx, result, admitted, totals, binary)
+    queue_doc, queue_found = queue_part(facts, result, admitted, totals, binary)
     if wl is not None:  # one fact, one finding: what the queue part states, Kueue's condition does not repeat
         recorded_doc, more = recorded_part(wl, result, binary, dra_resources, {f["code"] for f in queue_found})
         findings.extend(more)
     findings.extend(queue_found)
-    cluster_queue = cluster_queue_of(view, subject)
-    partial_doc, more = partial_admission_part(quota_world(view, cluster_queue) if cluster_queue else None,
-                                               subject.podsets, result, admitted, ctx.partial_admission, binary)
+    partial_doc, more = partial_admission_part(facts.quota_world, subject.podsets, result, admitted,
+                                               ctx.partial_admission, binary)
     findings.extend(more)
 
-    past = past_admission(view, subject, slices, result)
+    past = past_admission(facts, result)
     findings.extend(past.findings)
     findings.extend(finding("info", n.code, n.message, n.fix) for n in result.notes)
     findings.extend(file_findings(subject))
-    cli = cli_of(view, ctx.config)  # first: a 403 it meets makes the answer partial too
+    cli = facts.cli  # first: a 403 it meets makes the answer partial too
     return document_for_cli({
         "workload": ({"namespace": ns, "name": wl["metadata"]["name"]} if wl is not None else None),
         "manifest": _manifest_doc(subject),

@@ -11,16 +11,14 @@ from typing import Any
 
 from ...findings import finding
 from ...k8s.labels import namespace_labels, selector_matches
-from ...kube.view import ClusterView
 from ...kueue.charge import ChargeResult
 from ...kueue.names import OPENSHIFT_MANAGED_LABEL
 from ...kueue.queues.cluster_queue import covered_resources
-from ...kueue.queues.namespaces import OPENSHIFT, ManagedNamespaces, namespace_rule
-from ...kueue.queues.quota import QuotaWorld, quota_findings, quota_table
+from ...kueue.queues.namespaces import OPENSHIFT, ManagedNamespaces
+from ...kueue.queues.quota import quota_findings, quota_table
 from ...kueue.queues.quota_tree import cohort_of
 from ...kueue.workloads.status import NAMESPACE_MISMATCH, condition, kueue_says
-from .context import KueueContext
-from .subject import Subject
+from .facts import ExplainFacts
 
 
 @dataclass
@@ -123,42 +121,24 @@ def _selector_findings(cq_name: object, spec: dict[str, Any], path: QueuePath,
                     "label the namespace or widen the ClusterQueue's namespaceSelector")]
 
 
-def cluster_queue_of(view: ClusterView, subject: Subject) -> dict[str, Any] | None:
-    """The ClusterQueue of the subject's LocalQueue (or of its admission); cached by the view."""
-    lq_name = subject.queue_name
-    local_queue = view.try_get("LocalQueue", lq_name, subject.namespace) if lq_name else None
-    cq_name = ((local_queue or {}).get("spec") or {}).get("clusterQueue") or \
-        (((subject.workload or {}).get("status") or {}).get("admission") or {}).get("clusterQueue")
-    return view.try_get("ClusterQueue", cq_name) if cq_name else None
-
-
-def queue_part(view: ClusterView, subject: Subject, ctx: KueueContext, result: ChargeResult, admitted: bool,
-               totals: dict[str, int], binary: set[str]) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+def queue_part(facts: ExplainFacts, result: ChargeResult, admitted: bool, totals: dict[str, int],
+               binary: set[str]) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
     """The queue path: LocalQueue → ClusterQueue → quota, and why it does (not) admit."""
     findings: list[dict[str, Any]] = []
-    ns, wl, config = subject.namespace, subject.workload, ctx.config
-    lq_name = subject.queue_name
-    local_queue = view.try_get("LocalQueue", lq_name, ns) if lq_name else None
-    cq_name = ((local_queue or {}).get("spec") or {}).get("clusterQueue") or \
-        (((wl or {}).get("status") or {}).get("admission") or {}).get("clusterQueue")
-    cluster_queue = view.try_get("ClusterQueue", cq_name) if cq_name else None
-    namespace_obj = view.try_get("Namespace", ns)
-    managed = namespace_rule(openshift=config.kind == "Kueue", configuration=config.document,
-                             kueue_version=ctx.semantics.version, kueue_namespace=ctx.kueue_namespace)
+    subject, wl, managed = facts.subject, facts.workload, facts.managed
+    ns, cq_name = subject.namespace, facts.cluster_queue_name
     holder = subject.job_reference or (f"workload/{wl['metadata']['name']}" if wl is not None else None)
-    unread = {kind: why for kind, got in (("LocalQueue", local_queue), ("ClusterQueue", cluster_queue),
-                                          ("Namespace", namespace_obj))
-              if got is None and (why := view.forbidden(kind))}
-    path = QueuePath(lq_name, local_queue, cluster_queue, namespace_obj, managed, holder, unread)
+    path = QueuePath(facts.local_queue_name, facts.local_queue, facts.cluster_queue, facts.namespace, managed,
+                     holder, facts.unreadable)
     if not admitted:
         findings.extend(queue_findings(path, totals, ns))
-    elif managed.how == OPENSHIFT and namespace_obj is not None and not managed.manages(namespace_obj):
+    elif managed.how == OPENSHIFT and facts.namespace is not None and not managed.manages(facts.namespace):
         findings.extend(queue_findings(path, {}, ns)[:1])
-    if cluster_queue is None:
+    world = facts.quota_world
+    if world is None:
         return None, findings
-    world = quota_world(view, cluster_queue)
-    queue_doc: dict[str, Any] = {"localQueue": lq_name, "clusterQueue": cq_name,
-                                 "cohort": cohort_of(cluster_queue),
+    queue_doc: dict[str, Any] = {"localQueue": facts.local_queue_name, "clusterQueue": cq_name,
+                                 "cohort": cohort_of(world.cluster_queue),
                                  "quota": quota_table(world, totals, binary), "verdict": None}
     if not admitted and not result.rejected:  # a waiting workload, or a what-if manifest
         quota_found, queue_doc["verdict"] = quota_findings(world, [(ps.name, ps.total) for ps in result.podsets],
@@ -192,15 +172,3 @@ def _what_if_fit(queue_doc: dict[str, Any], totals: dict[str, int], cq_name: str
                        "raise the quota or shrink the workload")
     return finding("warning", "WhatIfFit", f"it would not fit in ClusterQueue {cq_name} now (not enough unused "
                    f"quota{where})", "see the quota table: raise nominalQuota or wait")
-
-
-def quota_world(view: ClusterView, cluster_queue: dict[str, Any]) -> QuotaWorld:
-    """The ClusterQueue, and every ClusterQueue and Cohort when it is in a cohort."""
-    if not cohort_of(cluster_queue):
-        return QuotaWorld(cluster_queue)
-    queues, cohorts = view.try_list("ClusterQueue"), view.try_list("Cohort")
-    problem = None
-    if queues is None or cohorts is None:
-        problem = "the " + " and ".join(k for k, v in (("ClusterQueues", queues), ("Cohorts", cohorts)) if v is None) \
-            + " could not be read"
-    return QuotaWorld(cluster_queue, queues, cohorts, problem)

@@ -12,6 +12,8 @@ from typing import Any
 from ...k8s.envelope import owner_references
 from ...kube.view import ClusterView
 from ...kueue.workloads.podsets import podsets_from_workload
+from .context import Settings, kueue_context
+from .facts import ExplainFacts, gather
 from .subject import Subject
 
 _SEVERITY_ORDER = {"error": 0, "warning": 1}
@@ -26,20 +28,10 @@ class Scope:
     local_queue: str | None = None
 
 
-def _cluster_queue_of(view: ClusterView, wl: dict[str, Any]) -> str | None:
-    admitted_to = ((wl.get("status") or {}).get("admission") or {}).get("clusterQueue")
-    if admitted_to:
-        return str(admitted_to)
-    lq_name = (wl.get("spec") or {}).get("queueName")
-    lq = view.try_get("LocalQueue", lq_name, wl["metadata"].get("namespace")) if lq_name else None
-    cq = ((lq or {}).get("spec") or {}).get("clusterQueue")
-    return str(cq) if cq else None
-
-
-def _in_scope(view: ClusterView, wl: dict[str, Any], scope: Scope) -> bool:
-    if scope.local_queue and (wl.get("spec") or {}).get("queueName") != scope.local_queue:
+def _in_scope(facts: ExplainFacts, scope: Scope) -> bool:
+    if scope.local_queue and facts.local_queue_name != scope.local_queue:
         return False
-    return not scope.cluster_queue or _cluster_queue_of(view, wl) == scope.cluster_queue
+    return not scope.cluster_queue or facts.cluster_queue_name == scope.cluster_queue
 
 
 def _sort_key(wl: dict[str, Any]) -> tuple[str, str]:
@@ -47,10 +39,9 @@ def _sort_key(wl: dict[str, Any]) -> tuple[str, str]:
     return str(meta.get("namespace") or ""), str(meta.get("name") or "")
 
 
-def workloads_in_scope(view: ClusterView, scope: Scope) -> list[dict[str, Any]]:
-    """The Workloads to list, sorted like kubectl: by namespace, then name."""
-    return sorted((wl for wl in view.list("Workload", scope.namespace) if _in_scope(view, wl, scope)),
-                  key=_sort_key)
+def workloads_of(view: ClusterView, scope: Scope) -> list[dict[str, Any]]:
+    """The Workloads of the namespace (or all), sorted like kubectl: by namespace, then name."""
+    return sorted(view.list("Workload", scope.namespace), key=_sort_key)
 
 
 def _owner_of(wl: dict[str, Any]) -> str | None:
@@ -83,14 +74,20 @@ def summary(wl: dict[str, Any], doc: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def explain_all(view: ClusterView, scope: Scope, settings: Any) -> list[dict[str, Any]]:
-    """Every Workload in scope explained; each document gains its one-line ``summary``."""
-    from .document import explain
+def explain_all(view: ClusterView, scope: Scope, settings: Settings) -> list[dict[str, Any]]:
+    """Every Workload in scope explained (Kueue's context read once for all); each document gains
+    its one-line ``summary``."""
+    from .document import explain_facts
 
     docs = []
-    for wl in workloads_in_scope(view, scope):
+    kueue = None
+    for wl in workloads_of(view, scope):
         ns = wl["metadata"].get("namespace") or ""
-        doc = explain(view, Subject(ns, podsets_from_workload(wl), workload=wl), settings)
+        kueue = kueue or kueue_context(view, settings)
+        facts = gather(view, Subject(ns, podsets_from_workload(wl), workload=wl), settings, kueue=kueue)
+        if not _in_scope(facts, scope):
+            continue
+        doc = explain_facts(facts)
         doc["summary"] = summary(wl, doc)
         docs.append(doc)
     return docs
