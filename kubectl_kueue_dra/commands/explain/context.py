@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...findings import config_unknown_finding, finding
-from ...gates.kueue import parse_gate_list
+from ...gates.kueue import kueue_minor, parse_gate_list
+from ...gates.kueue_gate_table import MINORS, gate_table
 from ...kube.view import ClusterView
 from ...kueue.config.load import KueueConfig, load_kueue_config
 from ...kueue.config.mappings import Mapping
@@ -78,6 +79,17 @@ def kueue_context(view: ClusterView, settings: Settings) -> KueueContext:
 def kueue_mappings(ctx: KueueContext) -> list[Mapping]:
     """The deviceClassMappings Kueue reads (on OpenShift the ConfigMap the operator rendered)."""
     return ctx.installation.effective.mappings if ctx.installation else ctx.config.mappings
+
+
+def kueue_gate(ctx: KueueContext, gate: str) -> bool:
+    """Whether a Kueue feature gate is on in this Kueue: its --feature-gates, else the configuration's
+    featureGates, else the version's default (the gate table of the Kueue minor)."""
+    parsed = kueue_minor(ctx.semantics.version)
+    minor = f"{parsed[0]}.{parsed[1]}" if parsed else ""
+    spec = gate_table(minor).get(gate) if minor in MINORS else None
+    install = ctx.installation
+    return gate_on(gate, install.cli_gates if install else None, install.config_gates if install else None,
+                   spec.default if spec is not None else False)
 
 
 def gate_on(gate: str, cli: str | None, config: dict[str, bool] | None, default: bool = True) -> bool:

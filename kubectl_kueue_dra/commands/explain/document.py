@@ -16,7 +16,7 @@ from ...kube.manifest import manifest_name
 from ...kube.view import ClusterView
 from ...kueue.charge import ChargeEngine, ChargeLine, ChargeResult, format_usage
 from ...kueue.install.command import document_for_cli
-from ...kueue.workloads.status import is_admitted
+from ...kueue.workloads.lifecycle import classify
 from .context import KueueContext, Settings, kueue_mappings
 from .facts import ExplainFacts, gather
 from .inputs import charge_inputs, file_findings
@@ -28,7 +28,8 @@ from .partial_report import (
 )
 from .pods import past_admission
 from .queue import queue_part
-from .recorded import dra_findings, recorded_part, workload_state
+from .recorded import dra_findings, recorded_part
+from .states import state_part, state_word
 from .subject import Subject
 
 
@@ -71,19 +72,26 @@ def explain_facts(facts: ExplainFacts) -> dict[str, Any]:
     binary = inputs.binary_resources() if ctx.semantics.counters_binary_rendering else set()
     dra_resources = {m.name for m in kueue_mappings(ctx)} | inputs.extended_resource_names()
     podsets_doc, totals = _podsets_doc(result, binary)
+    life = classify(wl, facts.now, admission_gate=facts.kueue_gate("AdmissionGatedBy")) if wl is not None else None
+    state = state_part(facts, facts.checks, life) if life is not None else None
+    holds = bool(life and life.holds_quota)
+    admitted = bool(life and life.admitted)
 
-    findings.extend(dra_findings(result))
+    requeue = dra_findings(result) + admissibility_findings(result, inputs.adjust.limit_ranges, False)
+    if not holds:  # else Kueue's record stands: what it would say now only matters after an eviction
+        findings.extend(requeue)
     findings.extend(unknown_findings(result))
     findings.extend(admission_counts_findings(result))
     recorded_doc = None
-    admitted = wl is not None and is_admitted(wl)
-    findings.extend(admissibility_findings(result, inputs.adjust.limit_ranges, admitted))
-    queue_doc, queue_found = queue_part(facts, result, admitted, totals, binary)
+    queue_doc, queue_found, queue_requeue = queue_part(facts, result, holds, admitted, totals, binary)
     if wl is not None:  # one fact, one finding: what the queue part states, Kueue's condition does not repeat
-        recorded_doc, more = recorded_part(wl, result, binary, dra_resources, {f["code"] for f in queue_found})
+        recorded_doc, more = recorded_part(wl, result, binary, dra_resources, {f["code"] for f in queue_found},
+                                           life)
         findings.extend(more)
     findings.extend(queue_found)
-    partial_doc, more = partial_admission_part(facts.quota_world, subject.podsets, result, admitted,
+    if holds:
+        findings.extend(if_requeued(requeue + queue_requeue))
+    partial_doc, more = partial_admission_part(facts.quota_world, subject.podsets, result, holds,
                                                ctx.partial_admission, binary)
     findings.extend(more)
 
@@ -91,6 +99,8 @@ def explain_facts(facts: ExplainFacts) -> dict[str, Any]:
     findings.extend(past.findings)
     findings.extend(finding("info", n.code, n.message, n.fix) for n in result.notes)
     findings.extend(file_findings(subject))
+    first = (state.findings if state else []) + [f for f in findings if f["code"] in FIRST_REASONS]
+    word, reason = state_word(state, first + findings, wl is None)
     cli = facts.cli  # first: a 403 it meets makes the answer partial too
     return document_for_cli({
         "workload": ({"namespace": ns, "name": wl["metadata"]["name"]} if wl is not None else None),
@@ -100,20 +110,43 @@ def explain_facts(facts: ExplainFacts) -> dict[str, Any]:
         "kueueGates": ctx.gate_map,
         "kueueInstallation": ctx.installation.to_json() if ctx.installation else None,
         "admitted": admitted,
-        "state": workload_state(wl) if wl is not None else "WhatIf",
+        "state": word,
+        "reason": reason,
         "dra": {"processed": result.dra_processed, "unknown": result.dra_unknown, "failedStep": result.failed_step,
-                "message": result.message, "retried": result.retried if result.rejected else None},
+                "message": result.message, "retried": result.retried if result.rejected else None,
+                "afterAdmission": holds and result.rejected},
         "podSets": podsets_doc,
         "draCharge": {n: format_usage(n, totals[n], binary) for n in sorted(dra_resources) if totals.get(n)},
         "recorded": recorded_doc,
         "queue": queue_doc,
         "partialAdmission": partial_doc,
+        **(state.doc if state else {"eviction": None, "preemption": None, "admissionChecks": [], "lifecycle": None}),
         "pods": past.pods,
         "allocations": past.allocations,
         "events": past.events,
         "partial": is_partial(view),
-        "findings": findings,
+        "findings": (state.findings if state else []) + findings,
     }, cli)
+
+
+#: findings that say why a pending workload waits before any other (the queue checks, the gate)
+FIRST_REASONS = ("NoQueueName", "LocalQueueMissing", "LocalQueueStopped", "ClusterQueueMissing",
+                 "ClusterQueueStopped", "ClusterQueueInactive", "AdmissionGated")
+
+
+_DRA_PREFIX = "Kueue rejects this workload's DRA requests: "
+_ADMISSIBILITY_PREFIX = "Kueue keeps it waiting before it looks at quota: "
+
+
+def if_requeued(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What Kueue would reject a workload for that holds quota, as warnings about a re-queue (Kueue
+    never re-checks an admitted workload: its admission stands until it is evicted)."""
+    return [finding("warning", "RejectedIfRequeued",
+                    "if this workload were evicted and re-queued now, Kueue would reject it: "
+                    + f["message"].removeprefix(_DRA_PREFIX).removeprefix(_ADMISSIBILITY_PREFIX),
+                    f.get("fix"), cause=f["code"], afterAdmission=True,
+                    **({"kueueMessage": f["kueueMessage"]} if f.get("kueueMessage") else {}))
+            for f in found if f["severity"] == "error"]
 
 
 def _manifest_doc(subject: Subject) -> dict[str, Any] | None:

@@ -22,11 +22,13 @@ from ...errors import UsageError
 from ...kube.view import ClusterView
 from ...kueue.charge import Unknowable
 from ...kueue.install.command import cli_of
+from ...kueue.queues.activity import Activity, cluster_queue_activity
 from ...kueue.queues.lookup import cluster_queue_name_of
 from ...kueue.queues.namespaces import ManagedNamespaces, namespace_rule
 from ...kueue.queues.quota import QuotaWorld
 from ...kueue.queues.quota_tree import cohort_of
-from .context import KueueContext, Settings, kueue_context
+from ...kueue.workloads.checks import Check, check_rules, workload_checks
+from .context import KueueContext, Settings, kueue_context, kueue_gate
 from .subject import Subject
 
 Obj = dict[str, Any]
@@ -96,6 +98,10 @@ class ExplainFacts:
     @property
     def workload(self) -> Obj | None:
         return self.subject.workload
+
+    def kueue_gate(self, gate: str) -> bool:
+        """Whether a Kueue feature gate is on (its flags, its configuration, else the version's default)."""
+        return kueue_gate(self.kueue, gate)
 
     def problem(self, kind: str) -> str:
         """Why a list of ``kind`` is None: the 403 it met, or that it could not be read."""
@@ -179,6 +185,29 @@ class ExplainFacts:
         return self.view.try_list("RuntimeClass")
 
     # -- derived once -------------------------------------------------------------------------
+    @cached_property
+    def activity(self) -> Activity | None:
+        """Whether the ClusterQueue admits: Kueue's Active condition, and the causes derived from
+        the objects (its ResourceFlavors and AdmissionChecks are read only when it is not active)."""
+        cq = self.cluster_queue
+        if cq is None:
+            return None
+        recorded = next((c for c in (cq.get("status") or {}).get("conditions") or [] if c.get("type") == "Active"),
+                        None)
+        if recorded is not None and recorded.get("status") == "True":
+            return cluster_queue_activity(cq, None, None)
+        return cluster_queue_activity(cq, self.resource_flavors, self.admission_checks if check_rules(cq) else {})
+
+    @cached_property
+    def checks(self) -> list[Check]:
+        """The workload's admission checks (the AdmissionChecks are read only when it has some)."""
+        wl = self.workload
+        if wl is None:
+            return []
+        if not check_rules(self.cluster_queue) and not (wl.get("status") or {}).get("admissionChecks"):
+            return []
+        return workload_checks(wl, self.cluster_queue, self.admission_checks)
+
     @cached_property
     def quota_world(self) -> QuotaWorld | None:
         """The ClusterQueue and, when it is in a cohort, every ClusterQueue and Cohort; None

@@ -13,11 +13,13 @@ from ...findings import finding
 from ...k8s.labels import namespace_labels, selector_matches
 from ...kueue.charge import ChargeResult
 from ...kueue.names import OPENSHIFT_MANAGED_LABEL
+from ...kueue.queues.activity import Activity, cluster_queue_activity
+from ...kueue.queues.blockers import QueueState, is_blocker_message, queue_blocker
 from ...kueue.queues.cluster_queue import covered_resources
 from ...kueue.queues.namespaces import OPENSHIFT, ManagedNamespaces
 from ...kueue.queues.quota import quota_findings, quota_table
 from ...kueue.queues.quota_tree import cohort_of
-from ...kueue.workloads.status import NAMESPACE_MISMATCH, condition, kueue_says
+from ...kueue.workloads.status import NAMESPACE_MISMATCH, kueue_says
 from .facts import ExplainFacts
 
 
@@ -33,6 +35,10 @@ class QueuePath:
     holder: str | None = None
     #: kind → the 403 that left the LocalQueue, ClusterQueue or Namespace above None: unknown, not missing
     unreadable: dict[str, str] = field(default_factory=dict)
+    cluster_queue_name: str | None = None
+    activity: Activity | None = None  # whether the ClusterQueue admits (derived once, in the facts)
+    holds_quota: bool = False  # the workload holds quota (its reservation, not a new admission, is at stake)
+    admitted: bool = False
 
 
 def queue_findings(path: QueuePath, totals: dict[str, int], namespace: str) -> list[dict[str, Any]]:
@@ -55,34 +61,19 @@ def queue_findings(path: QueuePath, totals: dict[str, int], namespace: str) -> l
                 "error", "NamespaceNotManaged",
                 f"namespace {namespace} does not match Kueue's {path.managed.describe().removeprefix('the ')}: "
                 "its jobs bypass quota", "label the namespace to match managedJobsNamespaceSelector"))
-    if path.local_queue is None and "LocalQueue" in path.unreadable:
-        return out
-    if path.local_queue is None:
-        out.append(finding("error", "LocalQueueMissing",
-                           f"LocalQueue {namespace}/{path.local_queue_name} does not exist",
-                           f"create it: a LocalQueue named {path.local_queue_name} in {namespace} pointing at a "
-                           "ClusterQueue"))
-        return out
-    cq_name = (path.local_queue.get("spec") or {}).get("clusterQueue")
+    cq_name = path.cluster_queue_name or ((path.local_queue or {}).get("spec") or {}).get("clusterQueue")
+    blocker = queue_blocker(QueueState(
+        namespace=namespace, local_queue_name=path.local_queue_name, local_queue=path.local_queue,
+        cluster_queue_name=cq_name, cluster_queue=path.cluster_queue,
+        activity=path.activity or (cluster_queue_activity(path.cluster_queue, None, None)
+                                   if path.cluster_queue is not None else None),
+        unknown=path.unreadable), holds_quota=path.holds_quota, admitted=path.admitted)
+    if blocker is not None:
+        out.append(finding("error", blocker.code, blocker.message, blocker.fix, kueueMessage=blocker.kueue_message))
     cq = path.cluster_queue
-    if cq is None and "ClusterQueue" in path.unreadable:
-        return out
-    if cq is None:
-        out.append(finding("error", "ClusterQueueMissing",
-                           f"ClusterQueue {cq_name} (of LocalQueue {path.local_queue_name}) does not exist",
-                           f"create ClusterQueue {cq_name} or point the LocalQueue at an existing one"))
+    if path.local_queue is None or cq is None:
         return out
     spec = cq.get("spec") or {}
-    if spec.get("stopPolicy") in ("Hold", "HoldAndDrain"):
-        out.append(finding("error", "ClusterQueueStopped",
-                           f"ClusterQueue {cq_name} has stopPolicy {spec['stopPolicy']}: it admits nothing",
-                           f"kubectl patch clusterqueue {cq_name} --type=merge "
-                           "-p '{\"spec\":{\"stopPolicy\":\"None\"}}'"))
-    active = condition(cq, "Active")
-    if active and active.get("status") == "False":
-        out.append(finding("error", "ClusterQueueInactive",
-                           f"ClusterQueue {cq_name} is not active: {active.get('reason')}: {active.get('message')}",
-                           "fix what the condition says (often a missing ResourceFlavor or AdmissionCheck)"))
     out.extend(_selector_findings(cq_name, spec, path, namespace))
     covered = covered_resources(cq)
     for name in sorted(totals):
@@ -121,26 +112,37 @@ def _selector_findings(cq_name: object, spec: dict[str, Any], path: QueuePath,
                     "label the namespace or widen the ClusterQueue's namespaceSelector")]
 
 
-def queue_part(facts: ExplainFacts, result: ChargeResult, admitted: bool, totals: dict[str, int],
-               binary: set[str]) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
-    """The queue path: LocalQueue → ClusterQueue → quota, and why it does (not) admit."""
+#: what a workload holding quota would meet if it were evicted and queued again (not its verdict now)
+REQUEUE_CHECKS = ("NamespaceNotSelected", "ResourceNotCovered")
+
+
+def queue_part(facts: ExplainFacts, result: ChargeResult, holds_quota: bool, admitted: bool, totals: dict[str, int],
+               binary: set[str]) -> tuple[dict[str, Any] | None, list[dict[str, Any]], list[dict[str, Any]]]:
+    """The queue path: LocalQueue → ClusterQueue → quota, and why it does (not) admit. Returns the
+    ``queue`` part, the findings, and (for a workload holding quota) what would keep it out if it
+    were evicted and queued again now."""
     findings: list[dict[str, Any]] = []
     subject, wl, managed = facts.subject, facts.workload, facts.managed
     ns, cq_name = subject.namespace, facts.cluster_queue_name
     holder = subject.job_reference or (f"workload/{wl['metadata']['name']}" if wl is not None else None)
     path = QueuePath(facts.local_queue_name, facts.local_queue, facts.cluster_queue, facts.namespace, managed,
-                     holder, facts.unreadable)
-    if not admitted:
-        findings.extend(queue_findings(path, totals, ns))
-    elif managed.how == OPENSHIFT and facts.namespace is not None and not managed.manages(facts.namespace):
-        findings.extend(queue_findings(path, {}, ns)[:1])
+                     holder, facts.unreadable, cq_name, facts.activity, holds_quota, admitted)
+    found = queue_findings(path, totals, ns)
+    requeue: list[dict[str, Any]] = []
+    if not holds_quota:
+        findings.extend(found)
+        findings.extend(_stale(facts, found))
+    else:  # Kueue's record stands: only what acts on it now, and what a re-queue would meet
+        findings.extend(f for f in found if f["code"] not in REQUEUE_CHECKS and
+                        (f["code"] != "NamespaceNotManaged" or managed.how == OPENSHIFT))
+        requeue.extend(f for f in found if f["code"] in REQUEUE_CHECKS)
     world = facts.quota_world
     if world is None:
-        return None, findings
+        return None, findings, requeue
     queue_doc: dict[str, Any] = {"localQueue": facts.local_queue_name, "clusterQueue": cq_name,
                                  "cohort": cohort_of(world.cluster_queue),
                                  "quota": quota_table(world, totals, binary), "verdict": None}
-    if not admitted and not result.rejected:  # a waiting workload, or a what-if manifest
+    if not holds_quota and not result.rejected:  # a waiting workload, or a what-if manifest
         quota_found, queue_doc["verdict"] = quota_findings(world, [(ps.name, ps.total) for ps in result.podsets],
                                                            binary, kueue_says(wl))
         findings.extend(quota_found)
@@ -152,7 +154,26 @@ def queue_part(facts: ExplainFacts, result: ChargeResult, admitted: bool, totals
     uncovered = any(f["code"] == "ResourceNotCovered" for f in findings)  # it says the workload cannot fit
     if wl is None and not result.rejected and not uncovered:
         findings.append(_what_if_fit(queue_doc, totals, cq_name))
-    return queue_doc, findings
+    return queue_doc, findings, requeue
+
+
+_BLOCKERS = ("LocalQueueMissing", "LocalQueueStopped", "ClusterQueueMissing", "ClusterQueueStopped",
+             "ClusterQueueInactive")
+
+
+def _stale(facts: ExplainFacts, found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Kueue rewrites a queue check's message only when it evaluates the workload again: a message
+    naming a blocker that is gone (or another one) is older than the queue's state."""
+    said = kueue_says(facts.workload)
+    if not is_blocker_message(said):
+        return []
+    now = next((f.get("kueueMessage") for f in found if f["code"] in _BLOCKERS), None)
+    if now == said:
+        return []
+    current = f"now: {now}" if now else "the queue path is clear now"
+    return [finding("info", "StaleKueueMessage",
+                    f"Kueue's message \"{said}\" is older than the queues ({current}); Kueue rewrites it when it "
+                    "next evaluates the workload", None, kueueMessage=said)]
 
 
 def _what_if_fit(queue_doc: dict[str, Any], totals: dict[str, int], cq_name: str | None) -> dict[str, Any]:

@@ -12,11 +12,17 @@ from typing import Any
 from ...dra.quantity import QuantityError, parse_quantity
 from ...findings import finding
 from ...kueue.charge import ChargeResult, format_usage, kueue_int
+from ...kueue.queues.blockers import is_blocker_message
+from ...kueue.workloads.lifecycle import Lifecycle
 from ...kueue.workloads.status import cause_of, condition, recorded_usage
+
+#: the scheduler's message while a check is in Retry or Rejected
+FAILED_CHECKS = "The workload has failed admission checks"
 
 
 def recorded_part(wl: dict[str, Any], result: ChargeResult, binary: set[str], dra_resources: set[str],
-                  stated: set[str]) -> tuple[dict[str, str] | None, list[dict[str, Any]]]:
+                  stated: set[str],
+                  life: Lifecycle | None = None) -> tuple[dict[str, str] | None, list[dict[str, Any]]]:
     """What Kueue recorded for the Workload, and the findings of comparing it with the prediction."""
     findings: list[dict[str, Any]] = []
     recorded_doc = None
@@ -25,7 +31,8 @@ def recorded_part(wl: dict[str, Any], result: ChargeResult, binary: set[str], dr
         recorded_doc = _sum_recorded(recorded, binary)
         findings.extend(compare(result, recorded, "status.admission" if source == "admission"
                                 else "status.resourceRequests", dra_resources))
-    findings.extend(_condition_findings(wl, result, stated))
+    if life is None or life.kueue_says is not None:  # else the state's findings say what Kueue recorded
+        findings.extend(_condition_findings(wl, result, stated))
     return recorded_doc, findings
 
 
@@ -88,17 +95,6 @@ _MISMATCH_FIX = ("Kueue computes the charge once, while the workload is pending:
                  "restart, or the Kueue version differs (pass --kueue-version)")
 
 
-def workload_state(wl: dict[str, Any]) -> str:
-    for ctype in ("Finished", "Admitted", "QuotaReserved"):
-        c = condition(wl, ctype)
-        if c and c.get("status") == "True":
-            return ctype
-    c = condition(wl, "QuotaReserved")
-    if c and c.get("reason") in ("Inadmissible", "Misconfigured"):
-        return "Inadmissible"
-    return "Pending"
-
-
 def dra_findings(result: ChargeResult) -> list[dict[str, Any]]:
     if not result.rejected:
         return []
@@ -119,6 +115,8 @@ def _condition_findings(wl: dict[str, Any], result: ChargeResult, stated: set[st
     message = qr.get("message") or ""
     if result.message and message == result.message:
         return out  # already explained by the predicted DRA failure
+    if is_blocker_message(message) or message == FAILED_CHECKS:
+        return out  # the queue part and the checks say it, and whether it is current
     found = cause_of(message)
     if found and found[0] in stated:
         return out

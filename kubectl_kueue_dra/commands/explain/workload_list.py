@@ -16,9 +16,6 @@ from .context import Settings, kueue_context
 from .facts import ExplainFacts, gather
 from .subject import Subject
 
-_SEVERITY_ORDER = {"error": 0, "warning": 1}
-
-
 @dataclass
 class Scope:
     """Which Workloads to list: one namespace, or all, optionally of one queue."""
@@ -52,13 +49,6 @@ def _owner_of(wl: dict[str, Any]) -> str | None:
     return None
 
 
-def short_reason(doc: dict[str, Any]) -> str | None:
-    """The most severe finding's code: the one word an on-call admin reads first."""
-    ranked = sorted((f for f in doc.get("findings") or [] if f.get("severity") in _SEVERITY_ORDER),
-                    key=lambda f: _SEVERITY_ORDER[f["severity"]])
-    return str(ranked[0]["code"]) if ranked else None
-
-
 def summary(wl: dict[str, Any], doc: dict[str, Any]) -> dict[str, Any]:
     """One Workload's line: who owns it, its queue, its state, the DRA charge and the short reason."""
     queue = doc.get("queue") or {}
@@ -70,7 +60,7 @@ def summary(wl: dict[str, Any], doc: dict[str, Any]) -> dict[str, Any]:
         "clusterQueue": queue.get("clusterQueue"),
         "state": doc["state"],
         "draCharge": doc.get("draCharge") or {},
-        "reason": short_reason(doc),
+        "reason": doc.get("reason"),
     }
 
 

@@ -1,0 +1,199 @@
+"""The workload's recorded state in ``explain``: the one-word ``state`` and ``reason``, the
+``eviction``, ``preemption`` (victim side) and ``admissionChecks`` parts of the document, and one
+finding per state in our words with a fix to paste. Kueue's messages are quoted beside ours
+(``kueueMessage``), never instead.
+
+The classification is ``kueue/workloads/lifecycle``; this module words it, from the facts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...findings import finding
+from ...kueue.workloads import lifecycle as lc
+from ...kueue.workloads.checks import REJECTED, RETRY, Check, worst_state
+from ...kueue.workloads.eviction import PREEMPTION_POLICIES, Preemption, eviction_cause, will_be_requeued
+from ...kueue.workloads.lifecycle import Lifecycle
+from .facts import ExplainFacts
+from .state_words import (
+    check_findings,
+    deactivation_finding,
+    execution_finding,
+    gate_finding,
+    requeue_text,
+)
+
+_CHECK_WORDS = {REJECTED: "AdmissionCheckRejected", RETRY: "AdmissionCheckRetry"}
+
+
+@dataclass
+class StatePart:
+    life: Lifecycle
+    checks: list[Check]
+    doc: dict[str, Any] = field(default_factory=dict)
+    findings: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _workload_ref(facts: ExplainFacts) -> tuple[str, str]:
+    wl = facts.workload or {}
+    return facts.subject.namespace, str((wl.get("metadata") or {}).get("name") or "")
+
+
+def _eviction_doc(facts: ExplainFacts, life: Lifecycle) -> dict[str, Any] | None:
+    ev = life.evicted
+    if ev is None or (ev.get("status") != "True" and life.requeued is None):
+        return None  # never evicted, or re-admitted since (Evicted False, "Previously: …")
+    rq, backoff = life.requeued or {}, life.backoff
+    return {"reason": ev.get("reason"), "message": ev.get("message"), "since": ev.get("lastTransitionTime"),
+            "active": ev.get("status") == "True", "holdingQuota": life.holds_quota,
+            "requeued": None if not rq else rq.get("status") == "True", "requeueReason": rq.get("reason"),
+            "requeueAt": backoff.requeue_at if backoff else None, "requeueCount": backoff.count if backoff else None,
+            "backoffSeconds": None if not backoff or backoff.remaining is None else int(backoff.remaining),
+            "cause": eviction_cause(ev.get("reason"))}
+
+
+def _policy(facts: ExplainFacts, p: Preemption) -> str | None:
+    """``withinClusterQueue: LowerPriority``: the preemptor's ClusterQueue policy that allowed it."""
+    field_name = PREEMPTION_POLICIES.get(p.reason or "", (None, ""))[0]
+    cq_name = p.preemptor_cluster_queue
+    if field_name is None or cq_name is None:
+        return field_name
+    cq = facts.cluster_queue if facts.cluster_queue_name == cq_name else \
+        next((q for q in facts.cluster_queues or [] if q["metadata"].get("name") == cq_name), None)
+    preemption = ((cq or {}).get("spec") or {}).get("preemption") or {}
+    key = field_name.split(" ")[0]
+    value = (preemption.get(key) or {}).get("policy") if key == "borrowWithinCohort" else preemption.get(key)
+    return f"{field_name}: {value}" if value else field_name
+
+
+def _preemption_part(facts: ExplainFacts, life: Lifecycle) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    from ...kueue.workloads.eviction import preemption_of
+
+    wl = facts.workload or {}
+    p = preemption_of(wl, facts.workloads, facts.problem("Workload") if facts.workloads is None else None)
+    if p is None:
+        return None, []
+    rq = life.requeued
+    requeued = None if rq is None else rq.get("status") == "True"
+    skip = facts.kueue_gate("SkipReassignmentForPodOwnedWorkloads")
+    future = will_be_requeued(wl, "Preempted", skip)
+    policy = _policy(facts, p)
+    doc = {"role": "victim", "reason": p.reason, "preemptor": p.preemptor_doc(), "policy": policy,
+           "requeued": requeued, "willBeRequeued": future if requeued is None else None,
+           "preemptorPath": p.preemptor_path, "preemteePath": p.preemptee_path}
+    who = "an unknown workload"
+    pre = p.preemptor_doc()
+    if pre["name"]:
+        who = f"Workload {pre['namespace']}/{pre['name']} (priority {pre['priority'] or 0}, ClusterQueue " \
+              f"{pre['clusterQueue']})"
+    elif p.uid:
+        who = f"the Workload with UID {p.uid} ({p.unknown})"
+    why = PREEMPTION_POLICIES.get(p.reason or "", (None, p.why or "its quota was needed"))[1]
+    allowed = f"; {policy} allowed it" if policy else ""
+    own = (wl.get("spec") or {}).get("priority") or 0
+    if life.holds_quota:
+        after = " Its pods are stopping; then it releases the quota and " + \
+            ("goes back to the queue." if future else "is not re-queued (a pod-owned workload).")
+    elif requeued:
+        after = " It is back in the queue, ordered by its creation time, waiting for quota again."
+    else:
+        after = " Kueue does not re-queue it (Requeued=False)."
+    message = f"preempted by {who}: {why} (its own priority {own}{allowed}).{after}"
+    ev = life.evicted or {}
+    return doc, [finding("warning", "Preempted", message, _preempted_fix(facts, p),
+                         kueueMessage=ev.get("message"))]
+
+
+def _preempted_fix(facts: ExplainFacts, p: Preemption) -> str | None:
+    if p.reason == "InClusterQueue":
+        return ("nothing to fix: it runs again when quota frees up; to keep it from being preempted, give it a "
+                "higher WorkloadPriorityClass (label kueue.x-k8s.io/priority-class on the job) or raise the "
+                f"quota of ClusterQueue {facts.cluster_queue_name}")
+    return (f"nothing to fix: it runs again when quota frees up; borrowed quota can be reclaimed — raise the "
+            f"nominalQuota of ClusterQueue {facts.cluster_queue_name} to keep it from borrowing")
+
+
+def state_part(facts: ExplainFacts, checks: list[Check], life: Lifecycle) -> StatePart:
+    """The parts and findings of the recorded state (the workload must exist)."""
+    part = StatePart(life, checks)
+    ns, name = _workload_ref(facts)
+    part.doc["eviction"] = _eviction_doc(facts, life)
+    part.doc["preemption"], more = _preemption_part(facts, life)
+    part.findings.extend(more)
+    part.doc["admissionChecks"] = [c.doc() for c in checks]
+    part.doc["lifecycle"] = {
+        "finished": {k: (life.finished or {}).get(k) for k in ("reason", "message", "lastTransitionTime")}
+        if life.finished else None,
+        "deactivation": None if life.deactivation is None else {
+            "how": life.deactivation.how, "cause": life.deactivation.cause,
+            "causeMessage": life.deactivation.cause_message, "processed": life.deactivation.processed},
+        "execution": life.execution.doc() if life.execution else None,
+        "gatedBy": life.gated_by, "evaluated": life.evaluated}
+    state = life.state
+    if state == lc.FINISHED:
+        f = life.finished or {}
+        part.findings.append(finding("info", "Finished", f"Kueue declared it finished ({f.get('reason')}): it holds "
+                                     "no quota and is no longer queued", None, kueueMessage=f.get("message")))
+    elif state == lc.INACTIVE and life.deactivation is not None:
+        part.findings.append(deactivation_finding(facts, life, ns, name))
+    elif state in (lc.EVICTED,):
+        ev = life.evicted or {}
+        part.findings.append(finding(
+            "warning", "Evicting", f"Kueue is evicting it: {eviction_cause(ev.get('reason'))}. Its pods are "
+            "stopping; then it releases the quota" + requeue_text(facts, life), None, kueueMessage=ev.get("message")))
+    elif state == lc.REQUEUING:
+        rq = life.requeued or {}
+        part.findings.append(finding(
+            "warning", life.reason or "Requeuing", f"evicted ({eviction_cause(rq.get('reason'))}) and kept out of "
+            "the queue" + requeue_text(facts, life), _requeue_fix(facts, life, ns), kueueMessage=rq.get("message")))
+    elif state in (lc.WAITING_FOR_CHECKS, lc.QUOTA_RESERVED):
+        part.findings.extend(check_findings(facts, checks, holds_quota=True))
+    elif state == lc.PENDING:
+        if life.gated_by or (facts.workload or {}).get("metadata", {}).get("annotations", {}).get(lc.ADMISSION_GATE):
+            part.findings.append(gate_finding(facts, life, ns, name))
+        failed = [c for c in checks if c.state in (RETRY, REJECTED)]
+        if failed:
+            part.findings.extend(check_findings(facts, failed, holds_quota=False))
+    if life.execution is not None and state == lc.ADMITTED:
+        part.findings.append(execution_finding(life.execution))
+    return part
+
+
+def _requeue_fix(facts: ExplainFacts, life: Lifecycle, ns: str) -> str | None:
+    reason = (life.requeued or {}).get("reason")
+    from ...kueue.queues.blockers import stopped_fix
+
+    if reason == "LocalQueueStopped" and facts.local_queue_name:
+        return stopped_fix("localqueue", facts.local_queue_name, ns)
+    if reason == "ClusterQueueStopped" and facts.cluster_queue_name:
+        return stopped_fix("clusterqueue", facts.cluster_queue_name)
+    if reason in ("PodsReadyTimeout",):
+        return ("nothing to do but wait for the backoff; if its pods keep failing to start, check them "
+                "(kubectl describe pods) or raise waitForPodsReady.timeout")
+    return None
+
+
+def state_word(part: StatePart | None, findings: list[dict[str, Any]], what_if: bool) -> tuple[str, str | None]:
+    """``state`` and ``reason`` of the document: the recorded state's, and for a pending workload
+    (or a what-if) what keeps it waiting: the first error, else the most severe finding."""
+    if part is None:
+        return ("WhatIf" if what_if else "Unknown"), _first_reason(findings)
+    life = part.life
+    if life.state in (lc.WAITING_FOR_CHECKS, lc.QUOTA_RESERVED):
+        worst = worst_state(part.checks)
+        return life.state, _CHECK_WORDS.get(worst or "", life.reason)
+    if life.state != lc.PENDING or life.reason:
+        return life.state, life.reason
+    return life.state, _first_reason(findings) or ("NotEvaluatedYet" if not life.evaluated else None)
+
+
+_RANK = {"error": 0, "warning": 1}
+
+
+def _first_reason(findings: list[dict[str, Any]]) -> str | None:
+    ranked = sorted((f for f in findings if f.get("severity") in _RANK and not f.get("afterAdmission")),
+                    key=lambda f: _RANK[f["severity"]])
+    return str(ranked[0]["code"]) if ranked else None
+
