@@ -16,7 +16,7 @@ from ...kube.manifest import manifest_name
 from ...kube.view import ClusterView
 from ...kueue.charge import ChargeEngine, ChargeLine, ChargeResult, format_usage
 from ...kueue.install.command import document_for_cli
-from ...kueue.workloads.lifecycle import classify
+from ...kueue.workloads.lifecycle import FINISHED, classify
 from .context import KueueContext, Settings, kueue_mappings
 from .facts import ExplainFacts, gather
 from .inputs import charge_inputs, file_findings
@@ -27,6 +27,7 @@ from .partial_report import (
     unknown_findings,
 )
 from .pods import past_admission
+from .position import position_part
 from .queue import queue_part
 from .recorded import dra_findings, recorded_part
 from .states import state_part, state_word
@@ -74,16 +75,20 @@ def explain_facts(facts: ExplainFacts) -> dict[str, Any]:
     podsets_doc, totals = _podsets_doc(result, binary)
     life = classify(wl, facts.now, admission_gate=facts.kueue_gate("AdmissionGatedBy")) if wl is not None else None
     state = state_part(facts, facts.checks, life) if life is not None else None
-    holds = bool(life and life.holds_quota)
-    admitted = bool(life and life.admitted)
+    holds, admitted = bool(life and life.holds_quota), bool(life and life.admitted)
 
-    requeue = dra_findings(result) + admissibility_findings(result, inputs.adjust.limit_ranges, False)
-    if not holds:  # else Kueue's record stands: what it would say now only matters after an eviction
+    requeue = dra_findings(result, holds) + admissibility_findings(result, inputs.adjust.limit_ranges, False)
+    if life is not None and life.state == FINISHED:
+        requeue = []
+    elif not holds:  # else Kueue's record stands: what it would say now only matters after an eviction
         findings.extend(requeue)
     findings.extend(unknown_findings(result))
     findings.extend(admission_counts_findings(result))
     recorded_doc = None
-    queue_doc, queue_found, queue_requeue = queue_part(facts, result, holds, admitted, totals, binary)
+    said = life.kueue_says if life is not None else None
+    queue_doc, queue_found, queue_requeue = queue_part(facts, result, holds, admitted, totals, binary, said)
+    if life is not None and life.state == FINISHED:  # it left the queue: what the queue says is not about it
+        queue_found, queue_requeue = [f for f in queue_found if f["severity"] == "info"], []
     if wl is not None:  # one fact, one finding: what the queue part states, Kueue's condition does not repeat
         recorded_doc, more = recorded_part(wl, result, binary, dra_resources, {f["code"] for f in queue_found},
                                            life)
@@ -121,6 +126,7 @@ def explain_facts(facts: ExplainFacts) -> dict[str, Any]:
         "queue": queue_doc,
         "partialAdmission": partial_doc,
         **(state.doc if state else {"eviction": None, "preemption": None, "admissionChecks": [], "lifecycle": None}),
+        "position": position_part(facts, life),
         "pods": past.pods,
         "allocations": past.allocations,
         "events": past.events,

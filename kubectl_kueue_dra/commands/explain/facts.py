@@ -20,6 +20,7 @@ from typing import Any
 
 from ...errors import UsageError
 from ...kube.view import ClusterView
+from ...kube.visibility import PendingWorkloads, pending_workloads
 from ...kueue.charge import Unknowable
 from ...kueue.install.command import cli_of
 from ...kueue.queues.activity import Activity, cluster_queue_activity
@@ -183,6 +184,14 @@ class ExplainFacts:
     @cached_property
     def runtime_classes(self) -> list[Obj] | None:
         return self.view.try_list("RuntimeClass")
+
+    @cached_property
+    def pending_workloads(self) -> PendingWorkloads | None:
+        """Kueue's visibility API: the LocalQueue's pending workloads in queue order (None without a
+        LocalQueue); an answer that could not be had says why."""
+        if not self.local_queue_name or self.local_queue is None:
+            return None
+        return pending_workloads(self.view, self.subject.namespace, self.local_queue_name)
 
     # -- derived once -------------------------------------------------------------------------
     @cached_property

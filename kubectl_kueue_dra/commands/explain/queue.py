@@ -19,7 +19,7 @@ from ...kueue.queues.cluster_queue import covered_resources
 from ...kueue.queues.namespaces import OPENSHIFT, ManagedNamespaces
 from ...kueue.queues.quota import quota_findings, quota_table
 from ...kueue.queues.quota_tree import cohort_of
-from ...kueue.workloads.status import NAMESPACE_MISMATCH, kueue_says
+from ...kueue.workloads.status import NAMESPACE_MISMATCH
 from .facts import ExplainFacts
 
 
@@ -117,10 +117,12 @@ REQUEUE_CHECKS = ("NamespaceNotSelected", "ResourceNotCovered")
 
 
 def queue_part(facts: ExplainFacts, result: ChargeResult, holds_quota: bool, admitted: bool, totals: dict[str, int],
-               binary: set[str]) -> tuple[dict[str, Any] | None, list[dict[str, Any]], list[dict[str, Any]]]:
+               binary: set[str], said: str | None) -> tuple[dict[str, Any] | None, list[dict[str, Any]],
+                                                            list[dict[str, Any]]]:
     """The queue path: LocalQueue → ClusterQueue → quota, and why it does (not) admit. Returns the
     ``queue`` part, the findings, and (for a workload holding quota) what would keep it out if it
-    were evicted and queued again now."""
+    were evicted and queued again now. ``said``: Kueue's last word on why it waits (the scheduler's
+    or the queue checks' QuotaReserved=False message, not an eviction's record)."""
     findings: list[dict[str, Any]] = []
     subject, wl, managed = facts.subject, facts.workload, facts.managed
     ns, cq_name = subject.namespace, facts.cluster_queue_name
@@ -131,7 +133,7 @@ def queue_part(facts: ExplainFacts, result: ChargeResult, holds_quota: bool, adm
     requeue: list[dict[str, Any]] = []
     if not holds_quota:
         findings.extend(found)
-        findings.extend(_stale(facts, found))
+        findings.extend(_stale(said, found))
     else:  # Kueue's record stands: only what acts on it now, and what a re-queue would meet
         findings.extend(f for f in found if f["code"] not in REQUEUE_CHECKS and
                         (f["code"] != "NamespaceNotManaged" or managed.how == OPENSHIFT))
@@ -144,7 +146,7 @@ def queue_part(facts: ExplainFacts, result: ChargeResult, holds_quota: bool, adm
                                  "quota": quota_table(world, totals, binary), "verdict": None}
     if not holds_quota and not result.rejected:  # a waiting workload, or a what-if manifest
         quota_found, queue_doc["verdict"] = quota_findings(world, [(ps.name, ps.total) for ps in result.podsets],
-                                                           binary, kueue_says(wl))
+                                                           binary, said)
         findings.extend(quota_found)
         unknown = sorted({name for ps in result.podsets for name in ps.unknown})
         if unknown and queue_doc["verdict"] is None:  # what is known fits; with the rest, it may not
@@ -161,10 +163,9 @@ _BLOCKERS = ("LocalQueueMissing", "LocalQueueStopped", "ClusterQueueMissing", "C
              "ClusterQueueInactive")
 
 
-def _stale(facts: ExplainFacts, found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _stale(said: str | None, found: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Kueue rewrites a queue check's message only when it evaluates the workload again: a message
     naming a blocker that is gone (or another one) is older than the queue's state."""
-    said = kueue_says(facts.workload)
     if not is_blocker_message(said):
         return []
     now = next((f.get("kueueMessage") for f in found if f["code"] in _BLOCKERS), None)

@@ -130,7 +130,8 @@ def state_part(facts: ExplainFacts, checks: list[Check], life: Lifecycle) -> Sta
             "how": life.deactivation.how, "cause": life.deactivation.cause,
             "causeMessage": life.deactivation.cause_message, "processed": life.deactivation.processed},
         "execution": life.execution.doc() if life.execution else None,
-        "gatedBy": life.gated_by, "evaluated": life.evaluated}
+        "gatedBy": life.gated_by, "evaluated": life.evaluated, "holdsQuota": life.holds_quota,
+        "kueueSays": life.kueue_says}
     state = life.state
     if state == lc.FINISHED:
         f = life.finished or {}
