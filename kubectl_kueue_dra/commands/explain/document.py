@@ -16,7 +16,7 @@ from ...kube.manifest import manifest_name
 from ...kube.view import ClusterView
 from ...kueue.charge import ChargeEngine, ChargeLine, ChargeResult, format_usage
 from ...kueue.install.command import document_for_cli
-from ...kueue.workloads.lifecycle import FINISHED, classify
+from ...kueue.workloads.lifecycle import FINISHED, PENDING, PREEMPTED, classify
 from .context import KueueContext, Settings, kueue_mappings
 from .facts import ExplainFacts, gather
 from .inputs import charge_inputs, file_findings
@@ -86,7 +86,10 @@ def explain_facts(facts: ExplainFacts) -> dict[str, Any]:
     findings.extend(admission_counts_findings(result))
     recorded_doc = None
     said = life.kueue_says if life is not None else None
-    queue_doc, queue_found, queue_requeue = queue_part(facts, result, holds, admitted, totals, binary, said)
+    queued = life is None or life.state in (PENDING, PREEMPTED)
+    queue_doc, queue_found, queue_requeue = queue_part(facts, result, holds, admitted, totals, binary, said, queued)
+    stated = {f["code"] for f in state.findings} if state else set()
+    queue_found = [f for f in queue_found if f["code"] not in stated]  # the state's finding says it
     if life is not None and life.state == FINISHED:  # it left the queue: what the queue says is not about it
         queue_found, queue_requeue = [f for f in queue_found if f["severity"] == "info"], []
     if wl is not None:  # one fact, one finding: what the queue part states, Kueue's condition does not repeat

@@ -117,12 +117,14 @@ REQUEUE_CHECKS = ("NamespaceNotSelected", "ResourceNotCovered")
 
 
 def queue_part(facts: ExplainFacts, result: ChargeResult, holds_quota: bool, admitted: bool, totals: dict[str, int],
-               binary: set[str], said: str | None) -> tuple[dict[str, Any] | None, list[dict[str, Any]],
-                                                            list[dict[str, Any]]]:
+               binary: set[str], said: str | None,
+               queued: bool = True) -> tuple[dict[str, Any] | None, list[dict[str, Any]], list[dict[str, Any]]]:
     """The queue path: LocalQueue → ClusterQueue → quota, and why it does (not) admit. Returns the
     ``queue`` part, the findings, and (for a workload holding quota) what would keep it out if it
     were evicted and queued again now. ``said``: Kueue's last word on why it waits (the scheduler's
-    or the queue checks' QuotaReserved=False message, not an eviction's record)."""
+    or the queue checks' QuotaReserved=False message, not an eviction's record). ``queued``: Kueue's
+    scheduler may evaluate it (pending, not inactive or kept out of the queue): only then is the
+    quota verdict why it waits."""
     findings: list[dict[str, Any]] = []
     subject, wl, managed = facts.subject, facts.workload, facts.managed
     ns, cq_name = subject.namespace, facts.cluster_queue_name
@@ -144,7 +146,7 @@ def queue_part(facts: ExplainFacts, result: ChargeResult, holds_quota: bool, adm
     queue_doc: dict[str, Any] = {"localQueue": facts.local_queue_name, "clusterQueue": cq_name,
                                  "cohort": cohort_of(world.cluster_queue),
                                  "quota": quota_table(world, totals, binary), "verdict": None}
-    if not holds_quota and not result.rejected:  # a waiting workload, or a what-if manifest
+    if queued and not holds_quota and not result.rejected:  # a waiting workload, or a what-if manifest
         quota_found, queue_doc["verdict"] = quota_findings(world, [(ps.name, ps.total) for ps in result.podsets],
                                                            binary, said)
         findings.extend(quota_found)

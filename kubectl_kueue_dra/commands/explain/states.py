@@ -191,10 +191,16 @@ def state_word(part: StatePart | None, findings: list[dict[str, Any]], what_if: 
 
 
 _RANK = {"error": 0, "warning": 1}
+#: findings about this tool's answer (what it could not read, how it compares), not why Kueue waits
+_NOT_REASONS = {"Unreadable", "MalformedObject", "KueueConfigNotFound", "KueueVersionAssumed",
+                "KueueVersionUnsupported", "ChargeMismatch", "AllocatedDeviceStale", "AllocatedDeviceMissing",
+                "ChargedAboveAllocation", "TransformationsUnreadable", "ResourceRulesNotRendered", "PredictionDiffers",
+                "FromManifest", "ManifestObjectsNotRead", "PartiallyAdmitted", "StaleKueueMessage",
+                "RejectedIfRequeued", "WhatIfFit"}
 
 
 def _first_reason(findings: list[dict[str, Any]]) -> str | None:
-    ranked = sorted((f for f in findings if f.get("severity") in _RANK and not f.get("afterAdmission")),
-                    key=lambda f: _RANK[f["severity"]])
+    ranked = sorted((f for f in findings if f.get("severity") in _RANK and f["code"] not in _NOT_REASONS
+                     and not str(f["code"]).endswith("Unknown")), key=lambda f: _RANK[f["severity"]])
     return str(ranked[0]["code"]) if ranked else None
 
