@@ -14,7 +14,15 @@ from typing import Any
 from ...findings import finding
 from ...kueue.workloads import lifecycle as lc
 from ...kueue.workloads.checks import REJECTED, RETRY, Check, worst_state
-from ...kueue.workloads.eviction import PREEMPTION_POLICIES, Preemption, eviction_cause, will_be_requeued
+from ...kueue.queues.blockers import stopped_fix
+from ...kueue.workloads.eviction import (
+    DEACTIVATED_DUE_TO,
+    PREEMPTION_POLICIES,
+    Preemption,
+    eviction_cause,
+    preemption_of,
+    will_be_requeued,
+)
 from ...kueue.workloads.lifecycle import Lifecycle
 from .facts import ExplainFacts
 from .state_words import (
@@ -69,8 +77,6 @@ def _policy(facts: ExplainFacts, p: Preemption) -> str | None:
 
 
 def _preemption_part(facts: ExplainFacts, life: Lifecycle) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
-    from ...kueue.workloads.eviction import preemption_of
-
     wl = facts.workload or {}
     p = preemption_of(wl, facts.workloads, facts.problem("Workload") if facts.workloads is None else None)
     if p is None:
@@ -82,7 +88,7 @@ def _preemption_part(facts: ExplainFacts, life: Lifecycle) -> tuple[dict[str, An
     policy = _policy(facts, p)
     doc = {"role": "victim", "reason": p.reason, "preemptor": p.preemptor_doc(), "policy": policy,
            "requeued": requeued, "willBeRequeued": future if requeued is None else None,
-           "preemptorPath": p.preemptor_path, "preemteePath": p.preemptee_path}
+           "preemptorPath": p.preemptor_path, "preempteePath": p.preemptee_path}
     who = "an unknown workload"
     pre = p.preemptor_doc()
     if pre["name"]:
@@ -163,9 +169,7 @@ def state_part(facts: ExplainFacts, checks: list[Check], life: Lifecycle) -> Sta
 
 
 def _requeue_fix(facts: ExplainFacts, life: Lifecycle, ns: str) -> str | None:
-    reason = (life.requeued or {}).get("reason")
-    from ...kueue.queues.blockers import stopped_fix
-
+    reason = str((life.requeued or {}).get("reason") or "")
     if reason == "LocalQueueStopped" and facts.local_queue_name:
         return stopped_fix("localqueue", facts.local_queue_name, ns)
     if reason == "ClusterQueueStopped" and facts.cluster_queue_name:
@@ -173,6 +177,9 @@ def _requeue_fix(facts: ExplainFacts, life: Lifecycle, ns: str) -> str | None:
     if reason in ("PodsReadyTimeout",):
         return ("nothing to do but wait for the backoff; if its pods keep failing to start, check them "
                 "(kubectl describe pods) or raise waitForPodsReady.timeout")
+    if reason.startswith(DEACTIVATED_DUE_TO):
+        return (f"recreate {facts.subject.job_reference or 'the workload'} (delete and create it again): Kueue "
+                "builds a new Workload for it and queues that one")
     return None
 
 

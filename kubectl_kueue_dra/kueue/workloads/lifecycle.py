@@ -133,7 +133,10 @@ def _deactivation(wl: Obj, holds_quota: bool) -> Deactivation:
             cause_message = text.split(" due to ", 1)[1] if " due to " in text else None
     reserved = condition(wl, "QuotaReserved")
     status = wl.get("status") or {}
-    after = requeued is not None or condition(wl, "Admitted") is not None or \
+    # Kueue writes Requeued (and QuotaReserved=False with the eviction's message) in the patch that
+    # releases the quota of an evicted workload; an Admitted condition proves nothing (granular mode
+    # writes Admitted=False at creation)
+    after = requeued is not None or \
         ((reserved or {}).get("message") == DEACTIVATED_MESSAGE and _false(reserved)) or \
         status.get("accumulatedPastExecutionTimeSeconds") is not None
     how = HOLDING_QUOTA if holds_quota else AFTER_ADMISSION if after else \
@@ -164,6 +167,8 @@ def _execution(wl: Obj, now: datetime | None) -> Execution | None:
 
 
 GATE_MESSAGES = ("Admission is gated by: ", "AdmissionGatedBy cleared, waiting for quota reservation")
+#: granular mode (v0.19 UnadmittedWorkloadsExplicitStatus): written before the scheduler looked at it
+PENDING_EVALUATION = "Workload is pending evaluation in the scheduling queue"
 
 
 def _scheduler_message(wl: Obj) -> str | None:
@@ -172,7 +177,7 @@ def _scheduler_message(wl: Obj) -> str | None:
     if not _false(reserved):
         return None
     message = str((reserved or {}).get("message") or "")
-    if not message or message == DEACTIVATED_MESSAGE or message.startswith(GATE_MESSAGES) or \
+    if not message or message in (DEACTIVATED_MESSAGE, PENDING_EVALUATION) or message.startswith(GATE_MESSAGES) or \
             (evicted is not None and message == evicted.get("message")):
         return None
     return message
