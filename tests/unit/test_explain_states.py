@@ -337,7 +337,9 @@ def test_local_queue_missing(tmp_path):
     assert (doc["state"], doc["reason"]) == ("Pending", "LocalQueueMissing")
     f = one(doc, "LocalQueueMissing")
     assert f["kueueMessage"] == "LocalQueue gpu-queue doesn't exist"
-    assert '"kind":"LocalQueue","metadata":{"name":"gpu-queue","namespace":"team-a"}' in f["fix"]
+    assert f["fix"] == ("echo '{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"LocalQueue\",\"metadata\":"
+                        "{\"name\":\"gpu-queue\",\"namespace\":\"team-a\"},\"spec\":{\"clusterQueue\":\"gpu-cq\"}}' "
+                        "| kubectl apply -f -")  # the cluster's one ClusterQueue filled in
     assert "NotAdmitted" not in codes(doc) and "StaleKueueMessage" not in codes(doc)
 
 
@@ -448,3 +450,18 @@ def test_quota_no_longer_covering_a_resource_after_admission(tmp_path):
     assert doc["state"] == "Admitted" and "ResourceNotCovered" not in codes(doc)
     assert one(doc, "RejectedIfRequeued")["cause"] == "ResourceNotCovered"
     assert explain(tmp_path, objs)["reason"] == "ResourceNotCovered"  # the pending one: the verdict now
+
+
+def test_fixes_are_written_for_oc_on_openshift(tmp_path):
+    """The mig-partitionable example is configured by the OpenShift operator: every command of a
+    fix starts with oc (the one oc/kubectl decision)."""
+    objs = copy.deepcopy(load_objects(str(EXAMPLE.parent / "mig-partitionable")))
+    wl = next(o for o in objs if o["kind"] == "Workload" and o["metadata"]["name"].startswith("job-notebook-eval"))
+    wl["spec"]["active"] = False
+    find(objs, "LocalQueue", "research")["spec"]["stopPolicy"] = "HoldAndDrain"
+    snap = tmp_path / "mig.yaml"
+    snap.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": objs}))
+    doc = json.loads(run("explain", "job/notebook-eval", "-n", "ml-research", "--from", str(snap), "-o", "json").stdout)
+    assert doc["state"] == "Inactive"
+    fixes = [f["fix"] for f in doc["findings"] if f["code"] in ("Inactive", "LocalQueueStopped")]
+    assert len(fixes) == 2 and all(f.startswith("oc patch ") for f in fixes), fixes

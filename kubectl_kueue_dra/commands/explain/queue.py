@@ -14,7 +14,7 @@ from ...k8s.labels import namespace_labels, selector_matches
 from ...kueue.charge import ChargeResult
 from ...kueue.names import OPENSHIFT_MANAGED_LABEL
 from ...kueue.queues.activity import Activity, cluster_queue_activity
-from ...kueue.queues.blockers import QueueState, is_blocker_message, queue_blocker
+from ...kueue.queues.blockers import QueueState, is_blocker_message, local_queue_fix, queue_blocker
 from ...kueue.queues.cluster_queue import covered_resources
 from ...kueue.queues.namespaces import OPENSHIFT, ManagedNamespaces
 from ...kueue.queues.quota import quota_findings, quota_table
@@ -132,6 +132,9 @@ def queue_part(facts: ExplainFacts, result: ChargeResult, holds_quota: bool, adm
     path = QueuePath(facts.local_queue_name, facts.local_queue, facts.cluster_queue, facts.namespace, managed,
                      holder, facts.unreadable, cq_name, facts.activity, holds_quota, admitted)
     found = queue_findings(path, totals, ns)
+    for f in found:
+        if f["code"] == "LocalQueueMissing" and facts.local_queue_name:
+            f["fix"] = _local_queue_fix(facts, facts.local_queue_name)
     requeue: list[dict[str, Any]] = []
     if not holds_quota:
         findings.extend(found)
@@ -159,6 +162,14 @@ def queue_part(facts: ExplainFacts, result: ChargeResult, holds_quota: bool, adm
     if wl is None and not result.rejected and not uncovered:
         findings.append(_what_if_fit(queue_doc, totals, cq_name))
     return queue_doc, findings, requeue
+
+
+def _local_queue_fix(facts: ExplainFacts, name: str) -> str:
+    """The LocalQueue to create, pointing at the cluster's one ClusterQueue when it has one (else
+    the ClusterQueues are named to pick from)."""
+    names = sorted(str(q["metadata"]["name"]) for q in facts.cluster_queues or [])
+    fix = local_queue_fix(facts.subject.namespace, name, names[0] if len(names) == 1 else None)
+    return fix + (f" (ClusterQueues: {', '.join(names)})" if len(names) > 1 else "")
 
 
 _BLOCKERS = ("LocalQueueMissing", "LocalQueueStopped", "ClusterQueueMissing", "ClusterQueueStopped",
