@@ -103,7 +103,7 @@ def _preemption_part(facts: ExplainFacts, life: Lifecycle) -> tuple[dict[str, An
         after = " Its pods are stopping; then it releases the quota and " + \
             ("goes back to the queue." if future else "is not re-queued (a pod-owned workload).")
     elif requeued:
-        after = " It is back in the queue, ordered by its creation time, waiting for quota again."
+        after = " It is back in the queue (ordered by priority, then creation time), waiting for quota again."
     else:
         after = " Kueue does not re-queue it (Requeued=False)."
     message = f"preempted by {who}: {why} (its own priority {own}{allowed}).{after}"
@@ -163,6 +163,12 @@ def state_part(facts: ExplainFacts, checks: list[Check], life: Lifecycle) -> Sta
         failed = [c for c in checks if c.state in (RETRY, REJECTED)]
         if failed:
             part.findings.extend(check_findings(facts, failed, holds_quota=False))
+        if not life.evaluated and not life.gated_by:
+            part.findings.append(finding(
+                "info", "NotEvaluatedYet", "Kueue has not written why it waits: its scheduler has not evaluated it "
+                "since it was queued (it is new, behind the head of a StrictFIFO ClusterQueue, set aside with an "
+                "equivalent workload that did not fit, or in the ClusterQueue's inadmissible set until something "
+                "changes); what follows is this tool's prediction", None))
     if life.execution is not None and state == lc.ADMITTED:
         part.findings.append(execution_finding(life.execution))
     return part
