@@ -24,10 +24,10 @@ from ...kube.visibility import PendingWorkloads, pending_workloads
 from ...kueue.charge import Unknowable
 from ...kueue.install.command import cli_of
 from ...kueue.queues.activity import Activity, cluster_queue_activity
-from ...kueue.queues.lookup import cluster_queue_name_of
+from ...kueue.queues.lookup import admitted_cluster_queue, cluster_queue_name_of, queue_name_of
 from ...kueue.queues.namespaces import ManagedNamespaces, namespace_rule
 from ...kueue.queues.quota import QuotaWorld
-from ...kueue.queues.quota_tree import cohort_of
+from ...kueue.queues.quota_tree import TreeError, cohort_of
 from ...kueue.workloads.checks import Check, check_rules, workload_checks
 from .context import KueueContext, Settings, kueue_context, kueue_gate
 from .subject import Subject
@@ -148,6 +148,11 @@ class ExplainFacts:
         return self.view.try_list("Workload")
 
     @cached_property
+    def local_queues(self) -> list[Obj] | None:
+        """Every LocalQueue (the ClusterQueue of another namespace's pending workload)."""
+        return self.view.try_list("LocalQueue")
+
+    @cached_property
     def events(self) -> list[Obj] | None:
         """The events of the workload's namespace."""
         return self.view.try_list("Event", self.subject.namespace)
@@ -206,6 +211,51 @@ class ExplainFacts:
         if recorded is not None and recorded.get("status") == "True":
             return cluster_queue_activity(cq, None, None)
         return cluster_queue_activity(cq, self.resource_flavors, self.admission_checks if check_rules(cq) else {})
+
+    @cached_property
+    def tree_cluster_queues(self) -> set[str] | None:
+        """The ClusterQueues of the workload's cohort tree (only its own without a cohort); None
+        without a ClusterQueue, or when the tree cannot be known (unreadable, a cycle)."""
+        world = self.quota_world
+        if world is None:
+            return None
+        try:
+            node = world.node()
+        except TreeError:
+            return None
+        root = node
+        while root.parent is not None:
+            root = root.parent
+        names, todo = set(), [root]
+        while todo:
+            n = todo.pop()
+            if n.kind == "ClusterQueue":
+                names.add(n.name)
+            todo.extend(n.children)
+        return names
+
+    @cached_property
+    def cohort_reserving_workloads(self) -> list[Obj] | None:
+        """The Workloads holding quota (``status.admission``) in a ClusterQueue of the cohort tree."""
+        names, workloads = self.tree_cluster_queues, self.workloads
+        if names is None or workloads is None:
+            return None
+        return [w for w in workloads if admitted_cluster_queue(w) in names]
+
+    @cached_property
+    def cohort_workloads(self) -> list[Obj] | None:
+        """Every Workload of the cohort tree's ClusterQueues, pending ones through their LocalQueue
+        (None when the Workloads, the LocalQueues or the tree cannot be read)."""
+        names, workloads = self.tree_cluster_queues, self.workloads
+        if names is None or workloads is None:
+            return None
+        if all(admitted_cluster_queue(w) for w in workloads):
+            return [w for w in workloads if admitted_cluster_queue(w) in names]
+        if self.local_queues is None:
+            return None
+        lqs = {(q["metadata"].get("namespace"), q["metadata"].get("name")): q for q in self.local_queues}
+        return [w for w in workloads if cluster_queue_name_of(
+            w, lqs.get((w["metadata"].get("namespace"), queue_name_of(w)))) in names]
 
     @cached_property
     def checks(self) -> list[Check]:
