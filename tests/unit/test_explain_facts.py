@@ -76,8 +76,9 @@ def test_each_list_is_read_once_and_only_when_asked():
     f = facts_of(view, "ns2", "waiting")
     before = list(view.lists)
     assert "ClusterQueue" not in before and "AdmissionCheck" not in before  # the lookup gets, it does not list
-    for _ in range(3):
-        f.quota_world, f.cohort_workloads, f.workloads, f.admission_checks, f.resource_flavors, f.events
+    asked = [(f.quota_world, f.cohort_workloads, f.workloads, f.admission_checks, f.resource_flavors, f.events)
+             for _ in range(3)]
+    assert asked[0] == asked[2]
     read = view.lists[len(before):]
     assert sorted(set(read)) == sorted(read), read  # each kind once
     assert {"ClusterQueue", "Cohort", "Workload", "LocalQueue", "AdmissionCheck", "ResourceFlavor"} <= set(read)
