@@ -204,7 +204,8 @@ def test_deactivated_while_pending_and_after_admission(kueue):
 @pytest.mark.parametrize("policy", ["Hold", "HoldAndDrain"])
 def test_local_queue_stopped(kueue, policy):
     c = kueue.cluster
-    ns, _ = queues(c, f"lq-{policy.lower()}", {"cpu": "1"})
+    # room for both: after the restart neither waits for the other's quota
+    ns, _ = queues(c, f"lq-{policy.lower()}", {"cpu": "2"})
     running = submit(c, ns, "running")
     admitted(c, ns, running)
     patch_spec(c, "localqueue", "lq", {"stopPolicy": policy}, ns)
