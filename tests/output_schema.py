@@ -52,9 +52,24 @@ MAP = _obj({"target": OBJECT_REF, "mappings": {"type": "array", "items": MAPPING
 POD_SET = _obj({"name": _STR, "count": {"type": ["integer", "null"]},
                 "charge": {"type": ["object", "null"], "additionalProperties": _STR},
                 "lines": {"type": "array"}})
+_NOBJ = {"type": ["object", "null"]}
+ADMISSION_CHECK = _obj({"name": _STR, "state": _NSTR, "message": _NSTR, "controllerName": _NSTR, "active": _NBOOL,
+                        "exists": _NBOOL, "onFlavors": _STRS})
+EVICTION = {"type": ["object", "null"], "required": ["reason", "message", "since", "active", "requeued",
+                                                      "requeueReason", "requeueAt", "requeueCount", "cause"],
+            "properties": {"reason": _NSTR, "message": _NSTR, "active": _BOOL, "requeued": _NBOOL, "cause": _NSTR}}
+PREEMPTION = {"type": ["object", "null"], "required": ["role"], "properties": {"role": {"enum": ["victim", "preemptor"]}}}
+POSITION = {"type": ["object", "null"], "required": ["source"],
+            "properties": {"clusterQueue": {"type": ["integer", "null"]}, "localQueue": {"type": ["integer", "null"]},
+                           "source": {"enum": ["visibility", "derived", None]}}}
 EXPLAIN = _obj({"workload": {"type": ["object", "null"]}, "manifest": {"type": ["string", "null"]},
                 "kueueVersion": _NSTR, "kueueVersionSource": _NSTR, "kueueGates": GATES,
-                "admitted": _NBOOL, "state": _NSTR,
+                "admitted": _NBOOL, "state": {"enum": ["Finished", "Inactive", "Evicted", "Preempted", "Requeuing",
+                                                       "WaitingForChecks", "QuotaReserved", "Admitted", "Pending",
+                                                       "Unknown", "WhatIf"]},
+                "reason": _NSTR, "eviction": EVICTION, "preemption": PREEMPTION,
+                "admissionChecks": {"type": "array", "items": ADMISSION_CHECK}, "lifecycle": _NOBJ,
+                "position": POSITION,
                 "dra": _obj({"processed": _NBOOL, "failedStep": _NSTR, "message": _NSTR}),
                 "podSets": {"type": "array", "items": POD_SET}, "queue": {"type": ["object", "null"]},
                 "partial": _BOOL, "findings": FINDINGS, "kueueInstallation": INSTALLATION})

@@ -5,18 +5,29 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import charge, devices, mappings, pods, queues, setup
+from . import charge, devices, lifecycle, mappings, pods, queues, setup
 from .code import Code
 
 #: (title, the module declaring its codes), in the order of docs/findings.md
 SECTIONS: tuple[tuple[str, ModuleType], ...] = (
     ("Reading the cluster and Kueue's configuration", setup),
     ("Queues and quota", queues),
+    ("A workload's recorded state", lifecycle),
     ("The DRA charge and Kueue's admissibility checks", charge),
     ("Pods and devices after admission", pods),
     ("DeviceClasses, devices and mappings", devices),
     ("Changing deviceClassMappings", mappings),
 )
+
+
+#: codes named after a word of Kueue's (a condition type or reason it writes) or of explain's
+#: ``state``/``reason``: where a module means that word, it writes it as a string
+KUEUE_WORDS = frozenset(c.name for c in (
+    lifecycle.Finished, lifecycle.Inactive, lifecycle.Preempted, lifecycle.Requeuing, lifecycle.QuotaReserved,
+    lifecycle.AdmissionGated, lifecycle.AdmissionCheckPending, lifecycle.AdmissionCheckRetry,
+    lifecycle.AdmissionCheckRejected, lifecycle.LocalQueueStopped, queues.ClusterQueueStopped,
+    lifecycle.RequeuingLimitExceeded, lifecycle.MaximumExecutionTimeExceeded, lifecycle.EvictedOnManagerCluster,
+    lifecycle.PodsReadyTimeout, lifecycle.NodeFailures, lifecycle.FlavorMigration, lifecycle.Deactivated))
 
 
 def codes_of(module: ModuleType) -> list[Code]:

@@ -4,6 +4,7 @@ per subject; ``catalogue`` lists them in order."""
 
 from .charge import *  # noqa: F403
 from .devices import *  # noqa: F403
+from .lifecycle import *  # noqa: F403
 from .mappings import *  # noqa: F403
 from .pods import *  # noqa: F403
 from .queues import *  # noqa: F403

@@ -26,19 +26,25 @@ NamespaceNotSelected = Code(
 LocalQueueMissing = Code(
     "LocalQueueMissing", "error",
     means="The LocalQueue the workload names does not exist in its namespace.",
-    fix="create it: a LocalQueue named {local_queue} in {namespace} pointing at a ClusterQueue")
+    fix="create it: a LocalQueue named {local_queue} in {namespace} pointing at a ClusterQueue",
+    variants={"apply": "{command}"})
 ClusterQueueMissing = Code(
     "ClusterQueueMissing", "error",
     means="The ClusterQueue the LocalQueue points at does not exist.",
-    fix="create ClusterQueue {cluster_queue} or point the LocalQueue at an existing one")
+    fix="create ClusterQueue {cluster_queue} or point the LocalQueue at an existing one",
+    variants={"recreate": "create ClusterQueue {cluster_queue} (kubectl get clusterqueues -o yaml shows the others), "
+                          "or recreate LocalQueue {namespace}/{local_queue} with spec.clusterQueue set to an existing "
+                          "one (the field is immutable)"})
 ClusterQueueStopped = Code(
     "ClusterQueueStopped", "error",
     means="The ClusterQueue's stopPolicy is Hold or HoldAndDrain: it admits nothing.",
-    fix="kubectl patch clusterqueue {cluster_queue} --type=merge -p '{{\"spec\":{{\"stopPolicy\":\"None\"}}}}'")
+    fix="kubectl patch clusterqueue {cluster_queue} --type=merge -p '{{\"spec\":{{\"stopPolicy\":\"None\"}}}}'",
+    variants={"command": "{command}", "unknown": None})
 ClusterQueueInactive = Code(
     "ClusterQueueInactive", "error",
     means="The ClusterQueue's Active condition is False, so it admits nothing.",
-    fix="fix what the condition says (often a missing ResourceFlavor or AdmissionCheck)")
+    fix="fix what the condition says (often a missing ResourceFlavor or AdmissionCheck)",
+    variants={"causes": "{command}"})
 ResourceNotCovered = Code(
     "ResourceNotCovered", "error",
     means="The ClusterQueue does not list a resource the workload is charged in its coveredResources, so the "

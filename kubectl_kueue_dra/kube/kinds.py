@@ -37,6 +37,10 @@ _ALL = [
     Kind("ResourceFlavor", "kueue.x-k8s.io", "resourceflavors", False, KUEUE_VERSIONS),
     Kind("Cohort", "kueue.x-k8s.io", "cohorts", False, KUEUE_VERSIONS),
     Kind("Workload", "kueue.x-k8s.io", "workloads", True, KUEUE_VERSIONS),
+    # explain's queue truth: the checks a ClusterQueue names, where a Workload's priority came from
+    Kind("AdmissionCheck", "kueue.x-k8s.io", "admissionchecks", False, KUEUE_VERSIONS),
+    Kind("WorkloadPriorityClass", "kueue.x-k8s.io", "workloadpriorityclasses", False, KUEUE_VERSIONS),
+    Kind("PriorityClass", "scheduling.k8s.io", "priorityclasses", False, ("v1",)),
     Kind("Kueue", "kueue.openshift.io", "kueues", False, ("v1", "v1alpha1")),
     Kind("FeatureGate", "config.openshift.io", "featuregates", False, ("v1",)),
     Kind("ClusterVersion", "config.openshift.io", "clusterversions", False, ("v1",)),

@@ -56,6 +56,7 @@ class ClusterView(ABC):
         self._checked: set[int] = set()
         #: the parts ResourceSlices share (``kube/compact.py``), each checked once
         self._shared: SharedParts | None = None
+        self._memo: dict[tuple[Any, ...], Any] = {}
 
     # -- the interface ------------------------------------------------------------------------
     def list(self, kind: str, namespace: str | None = None, *,
@@ -130,9 +131,19 @@ class ClusterView(ABC):
         try:
             return fn()
         except errors.Forbidden as e:
-            if not any(str(u) == str(e) for u in self.unreadable):
-                self.unreadable.append(e)
+            self.note_unreadable(e)
             return None
+
+    def note_unreadable(self, e: errors.Forbidden) -> None:
+        """Record a 403 (once): the answer that needed it is partial."""
+        if not any(str(u) == str(e) for u in self.unreadable):
+            self.unreadable.append(e)
+
+    def memo(self, key: tuple[Any, ...], fn: Callable[[], Any]) -> Any:
+        """``fn()``'s answer, asked once per view (reads that are not a list or get of a kind)."""
+        if key not in self._memo:
+            self._memo[key] = fn()
+        return self._memo[key]
 
     @abstractmethod
     def serves(self, kind: str) -> bool:

@@ -2,6 +2,7 @@
 
 from typing import Any
 
+from .explain_queue import queue_truth_lines
 from .output import findings_text, table
 
 
@@ -16,7 +17,8 @@ def _title(doc: dict[str, Any]) -> str:
         head = f"What-if: {m['kind']} {m['namespace']}/{name} ({note})"
     queue = doc.get("queue") or {}
     where = f"  ClusterQueue {queue['clusterQueue']}" if queue.get("clusterQueue") else ""
-    return f"{head}{where}  state {doc['state']}\nKueue {doc['kueueVersion']} ({doc['kueueVersionSource']})"
+    reason = f" ({doc['reason']})" if doc["workload"] and doc.get("reason") not in (None, doc["state"]) else ""
+    return f"{head}{where}  state {doc['state']}{reason}\nKueue {doc['kueueVersion']} ({doc['kueueVersionSource']})"
 
 
 def _derivation(line: dict[str, Any], wide: bool) -> str:
@@ -73,12 +75,20 @@ def explain_text(doc: dict[str, Any], opts: Any) -> str:
     if rows:
         parts.append(table(["pod set", "count", "resource", "per pod", "charge", "recorded"], rows, opts.no_headers))
     dra = doc["dra"]
-    if dra["message"]:
+    if dra["message"] and dra.get("afterAdmission"):
+        parts.append("")
+        parts.append(style("If evicted and re-queued now, Kueue would reject the DRA requests: ", "yellow")
+                     + dra["message"])
+    elif dra["message"]:
         parts.append("")
         parts.append(style("Kueue rejects the DRA requests: ", "red") + dra["message"])
     elif dra.get("unknown"):
         parts.append("")
         parts.append(style("What Kueue makes of the DRA requests is unknown: ", "yellow") + dra["unknown"])
+    truth = queue_truth_lines(doc)
+    if truth:
+        parts.append("")
+        parts.extend(truth)
     lines = [(ps["name"], line) for ps in doc["podSets"] for line in ps["lines"]
              if line["kind"] != "podRequests" and (wide or line.get("resource") is not None)]
     if lines:
@@ -100,7 +110,8 @@ def explain_text(doc: dict[str, Any], opts: Any) -> str:
         parts.append("What Kueue does to the pod requests first:")
         parts.extend(f"  {line}" for line in before)
     queue = doc.get("queue") or {}
-    if queue.get("quota") and (wide or not doc["admitted"]):
+    holds = bool((doc.get("lifecycle") or {}).get("holdsQuota"))
+    if queue.get("quota") and (wide or not (doc["admitted"] or holds)):
         parts.append("")
         head = ["resource", "flavor", "nominal", "reserved", "free", "request", "fits"]
         rows = [[r["resource"], r["flavor"], r["nominal"], r["reserved"], r["free"], r["request"],

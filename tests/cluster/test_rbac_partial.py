@@ -53,7 +53,9 @@ UNKNOWN_CODES = {"Unreadable", "ChargeUnknown", "QuotaVerdictUnknown", "KueueCon
 
 
 def user_for(group: str, resource: str) -> str:
-    return f"no-{resource}.{group or 'core'}"
+    """The user (and role) name: a subresource's ``/`` (``localqueues/pendingworkloads``) is no
+    valid character of an object name."""
+    return f"no-{resource.replace('/', '-')}.{group or 'core'}"
 
 
 def role_without(group: str, resource: str) -> list[dict]:

@@ -209,14 +209,16 @@ def _queue_findings(cluster_queue):
 
     rule = namespace_rule(openshift=False, configuration={}, kueue_version="0.19.2", kueue_namespace="kueue-system")
     namespace = {"metadata": {"name": "team-a"}}
-    return queue_findings(QueuePath("lq", {"spec": {"clusterQueue": "gpu-cq"}}, cluster_queue, namespace, rule), {},
+    return queue_findings(QueuePath(local_queue_name="lq", local_queue={"spec": {"clusterQueue": "gpu-cq"}}, cluster_queue=cluster_queue,
+                                    namespace=namespace, managed=rule), {},
                           "team-a")
 
 
 def test_a_stopped_cluster_queue_gets_the_patch_that_starts_it():
     f = the(_queue_findings({"metadata": {"name": "gpu-cq"}, "spec": {"namespaceSelector": {}, "stopPolicy": "Hold"}}),
             F.ClusterQueueStopped)
-    assert f["message"] == "ClusterQueue gpu-cq has stopPolicy Hold: it admits nothing"
+    assert f["message"] == ("ClusterQueue gpu-cq admits nothing: Can't admit new workloads: is stopped. (derived "
+                            "from the objects: it has no Active condition)")
     assert f["fix"] == "kubectl patch clusterqueue gpu-cq --type=merge -p '{\"spec\":{\"stopPolicy\":\"None\"}}'"
 
 
@@ -224,8 +226,8 @@ def test_an_inactive_cluster_queue_quotes_its_condition():
     cq = {"metadata": {"name": "gpu-cq"}, "spec": {"namespaceSelector": {}}, "status": {"conditions": [
         {"type": "Active", "status": "False", "reason": "FlavorNotFound", "message": "Can't admit new workloads"}]}}
     f = the(_queue_findings(cq), F.ClusterQueueInactive)
-    assert f["message"] == "ClusterQueue gpu-cq is not active: FlavorNotFound: Can't admit new workloads"
-    assert f["fix"] == "fix what the condition says (often a missing ResourceFlavor or AdmissionCheck)"
+    assert f["message"] == "ClusterQueue gpu-cq admits nothing: Can't admit new workloads"
+    assert f["fix"] == "change ClusterQueue gpu-cq as the message says (kubectl get clusterqueue gpu-cq -o yaml)"
 
 
 # ---- Kueue's configuration ----------------------------------------------------------------------------

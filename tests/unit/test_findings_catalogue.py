@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kubectl_kueue_dra.findings import codes as F
-from kubectl_kueue_dra.findings.catalogue import SECTIONS, catalogue
+from kubectl_kueue_dra.findings.catalogue import KUEUE_WORDS, SECTIONS, catalogue
 from kubectl_kueue_dra.findings.code import SEVERITIES, Code, placeholders
 from kubectl_kueue_dra.findings.doc import markdown
 
@@ -135,7 +135,7 @@ def literal_codes(source: str, names: set[str]) -> list[tuple[int, str]]:
 @pytest.mark.parametrize("path", [p for p in _modules(PACKAGE) if CATALOGUE not in p.parents],
                          ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_no_module_writes_a_code_as_a_string(path):
-    found = literal_codes(path.read_text(), NAMES)
+    found = literal_codes(path.read_text(), NAMES - KUEUE_WORDS)  # Kueue's words stay strings where they are
     assert not found, (f"{path.relative_to(ROOT)}: {found}; declare the code in kubectl_kueue_dra/findings/ and "
                        "use it by name (F.X.make(...)), see docs/architecture.md")
 

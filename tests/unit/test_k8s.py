@@ -159,12 +159,13 @@ def test_explain_reports_a_namespace_outside_the_default_selector():
     cq = {"metadata": {"name": "cq"}, "spec": {"namespaceSelector": {}}}
 
     def codes(namespace):
-        path = QueuePath("lq", lq, cq, ns(namespace), rule)
+        path = QueuePath(local_queue_name="lq", local_queue=lq, cluster_queue=cq, namespace=ns(namespace), managed=rule)
         return [f["code"] for f in queue_findings(path, {}, namespace)]
 
     assert "NamespaceNotManaged" in codes("kueue-system")
     assert "NamespaceNotManaged" not in codes("team-a")
-    message = queue_findings(QueuePath("lq", lq, cq, ns("kube-system"), rule), {}, "kube-system")[0]["message"]
+    message = queue_findings(QueuePath(local_queue_name="lq", local_queue=lq, cluster_queue=cq,
+                                       namespace=ns("kube-system"), managed=rule), {}, "kube-system")[0]["message"]
     assert "default managedJobsNamespaceSelector" in message
 
 
@@ -182,7 +183,8 @@ def test_cluster_queue_namespace_selector_as_kueue_reads_it(selector, labels, se
     spec = {} if selector is None else {"namespaceSelector": selector}
     cq = {"metadata": {"name": "cq"}, "spec": spec}
     namespace = {"metadata": {"name": "team-a", "labels": labels}}
-    found = [f for f in queue_findings(QueuePath("lq", {"spec": {"clusterQueue": "cq"}}, cq, namespace, rule),
+    found = [f for f in queue_findings(QueuePath(local_queue_name="lq", local_queue={"spec": {"clusterQueue": "cq"}}, cluster_queue=cq,
+                                                 namespace=namespace, managed=rule),
                                        {}, "team-a") if f["code"] == "NamespaceNotSelected"]
     assert bool(found) is not selected
     if found:

@@ -57,7 +57,7 @@ def test_without_resourceslices_an_admitted_workload_is_not_rejected_its_charge_
     assert full["dra"]["processed"] is True and full["podSets"][0]["charge"]["gpu.memory"] == "19Gi"
     doc = explained("mig-partitionable", "job/notebook-eval", "ml-research", "ResourceSlice")
     assert doc["partial"] is True
-    assert doc["dra"] == {"processed": None, "failedStep": None, "message": None, "retried": None,
+    assert doc["dra"] == {"processed": None, "failedStep": None, "message": None, "retried": None, "afterAdmission": False,
                           "unknown": "cannot list resourceslices.resource.k8s.io at cluster scope: forbidden "
                                      "(as someone)"}
     ps = doc["podSets"][0]

@@ -6,11 +6,13 @@ was found."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from ...findings import codes as F
 from ...findings import config_unknown_finding
-from ...gates.kueue import parse_gate_list
+from ...gates.kueue import default_on, parse_gate_list
+from ...gates.versions import kueue_minor
 from ...kube.view import ClusterView
 from ...kueue.config.load import KueueConfig, load_kueue_config
 from ...kueue.config.mappings import Mapping
@@ -23,6 +25,7 @@ from ...kueue.workloads.transform import ResourceRules
 class Settings:
     kueue_version: str | None = None
     kueue_namespace: str | None = None
+    now: datetime | None = None  # the time the answer is given at (None: the system clock's now)
 
 
 @dataclass(kw_only=True)
@@ -76,6 +79,15 @@ def kueue_context(view: ClusterView, settings: Settings) -> KueueContext:
 def kueue_mappings(ctx: KueueContext) -> list[Mapping]:
     """The deviceClassMappings Kueue reads (on OpenShift the ConfigMap the operator rendered)."""
     return ctx.installation.effective.mappings if ctx.installation else ctx.config.mappings
+
+
+def kueue_gate(ctx: KueueContext, gate: str) -> bool:
+    """Whether a Kueue feature gate is on in this Kueue: its --feature-gates, else the configuration's
+    featureGates, else the version's default (the gate table of the Kueue minor)."""
+    minor = kueue_minor(ctx.semantics.version)
+    install = ctx.installation
+    return gate_on(gate, install.cli_gates if install else None, install.config_gates if install else None,
+                   bool(minor and default_on(gate, minor)))
 
 
 def gate_on(gate: str, cli: str | None, config: dict[str, bool] | None, default: bool = True) -> bool:

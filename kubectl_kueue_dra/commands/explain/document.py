@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...findings import codes as F
 from ...findings import is_partial
 from ...kube.manifest import manifest_name
 from ...kube.view import ClusterView
 from ...kueue.charge import ChargeEngine, ChargeLine, ChargeResult, format_usage
-from ...kueue.install.command import cli_of, document_for_cli
-from ...kueue.workloads.status import is_admitted, workload_state
-from .context import Settings, kueue_context, kueue_mappings
+from ...kueue.install.command import document_for_cli
+from ...kueue.workloads.lifecycle import FINISHED, PENDING, PREEMPTED, classify
+from .context import KueueContext, Settings, kueue_mappings
+from .facts import ExplainFacts, gather
 from .inputs import charge_inputs, file_findings
 from .partial_report import (
     admissibility_findings,
@@ -25,9 +27,11 @@ from .partial_report import (
     partial_admission_part,
     unknown_findings,
 )
-from .pods import SliceSource, past_admission
-from .queue import cluster_queue_of, queue_part, quota_world
+from .pods import past_admission
+from .position import position_part
+from .queue import queue_part
 from .recorded import dra_findings, recorded_part
+from .states import state_part, state_word
 from .subject import Subject
 
 
@@ -55,38 +59,58 @@ def _podsets_doc(result: ChargeResult, binary: set[str]) -> tuple[list[dict[str,
     return docs, totals
 
 
-def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str, Any]:
-    ctx = kueue_context(view, settings)
+def explain(view: ClusterView, subject: Subject, settings: Settings, *,
+            kueue: KueueContext | None = None) -> dict[str, Any]:
+    """The explain document of one subject: its facts gathered once (``facts``), then explained."""
+    return explain_facts(gather(view, subject, settings, kueue=kueue))
+
+
+def explain_facts(facts: ExplainFacts) -> dict[str, Any]:
+    ctx, subject, view = facts.kueue, facts.subject, facts.view
     findings = list(ctx.findings)
     ns, wl = subject.namespace, subject.workload
-    slices = SliceSource(view)
-    inputs = charge_inputs(view, ctx, subject, slices)
+    inputs = charge_inputs(facts)
     result = ChargeEngine(inputs).compute(subject.podsets)
     binary = inputs.binary_resources() if ctx.semantics.counters_binary_rendering else set()
     dra_resources = {m.name for m in kueue_mappings(ctx)} | inputs.extended_resource_names()
     podsets_doc, totals = _podsets_doc(result, binary)
+    life = classify(wl, facts.now, admission_gate=facts.kueue_gate("AdmissionGatedBy")) if wl is not None else None
+    state = state_part(facts, facts.checks, life) if life is not None else None
+    holds, admitted = bool(life and life.holds_quota), bool(life and life.admitted)
 
-    findings.extend(dra_findings(result))
+    requeue = dra_findings(result, holds) + admissibility_findings(result, inputs.adjust.limit_ranges, False)
+    if life is not None and life.state == FINISHED:
+        requeue = []
+    elif not holds:  # else Kueue's record stands: what it would say now only matters after an eviction
+        findings.extend(requeue)
     findings.extend(unknown_findings(result))
     findings.extend(admission_counts_findings(result))
     recorded_doc = None
-    admitted = wl is not None and is_admitted(wl)
-    findings.extend(admissibility_findings(result, inputs.adjust.limit_ranges, admitted))
-    queue_doc, queue_found = queue_part(view, subject, ctx, result, admitted, totals, binary)
+    said = life.kueue_says if life is not None else None
+    queued = life is None or life.state in (PENDING, PREEMPTED)
+    queue_doc, queue_found, queue_requeue = queue_part(facts, result, holds, admitted, totals, binary, said, queued)
+    stated = {f["code"] for f in state.findings} if state else set()
+    queue_found = [f for f in queue_found if f["code"] not in stated]  # the state's finding says it
+    if life is not None and life.state == FINISHED:  # it left the queue: what the queue says is not about it
+        queue_found, queue_requeue = [f for f in queue_found if f["severity"] == "info"], []
     if wl is not None:  # one fact, one finding: what the queue part states, Kueue's condition does not repeat
-        recorded_doc, more = recorded_part(wl, result, binary, dra_resources, {f["code"] for f in queue_found})
+        recorded_doc, more = recorded_part(wl, result, binary, dra_resources, {f["code"] for f in queue_found},
+                                           life)
         findings.extend(more)
     findings.extend(queue_found)
-    cluster_queue = cluster_queue_of(view, subject)
-    partial_doc, more = partial_admission_part(quota_world(view, cluster_queue) if cluster_queue else None,
-                                               subject.podsets, result, admitted, ctx.partial_admission, binary)
+    if holds:
+        findings.extend(if_requeued(requeue + queue_requeue))
+    partial_doc, more = partial_admission_part(facts.quota_world, subject.podsets, result, holds,
+                                               ctx.partial_admission, binary)
     findings.extend(more)
 
-    past = past_admission(view, subject, slices, result)
+    past = past_admission(facts, result)
     findings.extend(past.findings)
     findings.extend(n.finding() for n in result.notes)
     findings.extend(file_findings(subject))
-    cli = cli_of(view, ctx.config)  # first: a 403 it meets makes the answer partial too
+    first = (state.findings if state else []) + [f for f in findings if f["code"] in FIRST_REASONS]
+    word, reason = state_word(state, first + findings, wl is None)
+    cli = facts.cli  # first: a 403 it meets makes the answer partial too
     return document_for_cli({
         "workload": ({"namespace": ns, "name": wl["metadata"]["name"]} if wl is not None else None),
         "manifest": _manifest_doc(subject),
@@ -95,20 +119,45 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
         "kueueGates": ctx.gate_map,
         "kueueInstallation": ctx.installation.to_json() if ctx.installation else None,
         "admitted": admitted,
-        "state": workload_state(wl) if wl is not None else "WhatIf",
+        "state": word,
+        "reason": reason,
         "dra": {"processed": result.dra_processed, "unknown": result.dra_unknown, "failedStep": result.failed_step,
-                "message": result.message, "retried": result.retried if result.rejected else None},
+                "message": result.message, "retried": result.retried if result.rejected else None,
+                "afterAdmission": holds and result.rejected},
         "podSets": podsets_doc,
         "draCharge": {n: format_usage(n, totals[n], binary) for n in sorted(dra_resources) if totals.get(n)},
         "recorded": recorded_doc,
         "queue": queue_doc,
         "partialAdmission": partial_doc,
+        **(state.doc if state else {"eviction": None, "preemption": None, "admissionChecks": [], "lifecycle": None}),
+        "position": position_part(facts, life),
         "pods": past.pods,
         "allocations": past.allocations,
         "events": past.events,
         "partial": is_partial(view),
-        "findings": findings,
+        "findings": (state.findings if state else []) + findings,
     }, cli)
+
+
+#: findings that say why a pending workload waits before any other (the queue checks, the gate)
+FIRST_REASONS = {c.name for c in (F.NoQueueName, F.LocalQueueMissing, F.LocalQueueStopped, F.ClusterQueueMissing,
+                                   F.ClusterQueueStopped, F.ClusterQueueInactive, F.AdmissionGated)}
+
+
+_DRA_PREFIX = "Kueue rejects this workload's DRA requests: "
+_ADMISSIBILITY_PREFIX = "Kueue keeps it waiting before it looks at quota: "
+
+
+def if_requeued(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What Kueue would reject a workload for that holds quota, as warnings about a re-queue (Kueue
+    never re-checks an admitted workload: its admission stands until it is evicted)."""
+    return [F.RejectedIfRequeued.make(
+        "if this workload were evicted and re-queued now, Kueue would reject it: "
+        + f["message"].removeprefix(_DRA_PREFIX).removeprefix(_ADMISSIBILITY_PREFIX),
+        variant="" if f.get("fix") else "no-fix", **({"fix": f["fix"]} if f.get("fix") else {}),
+        extra={"cause": f["code"], "afterAdmission": True,
+               **({"kueueMessage": f["kueueMessage"]} if f.get("kueueMessage") else {})})
+        for f in found if f["severity"] == "error"]
 
 
 def _manifest_doc(subject: Subject) -> dict[str, Any] | None:

@@ -1,5 +1,5 @@
-"""What ``explain`` reads for Kueue's steps before and at the charge: the namespace's LimitRanges
-and the RuntimeClasses (through the view; an unreadable list is None with the reason), the
+"""What ``explain`` hands Kueue's steps before and at the charge: the namespace's LimitRanges
+and the RuntimeClasses (from the facts; an unreadable list is None with the reason), the
 ResourceClaimTemplates and DeviceClasses the charge engine reads (a what-if's file first), and
 what of that file was used instead of the cluster's."""
 
@@ -9,36 +9,36 @@ from typing import Any
 
 from ...dra.cel import SelectorEvaluator
 from ...findings import codes as F
-from ...kube.view import ClusterView
 from ...kueue.charge import ChargeInputs
 from ...kueue.workloads.adjust import AdjustInputs
-from ...kueue.workloads.podsets import PodSet
-from .context import KueueContext, kueue_mappings
-from .pods import SliceSource
+from .context import kueue_mappings
+from .facts import ExplainFacts
 from .subject import Subject
 
 
-def adjust_inputs(view: ClusterView, ns: str, podsets: list[PodSet]) -> AdjustInputs:
+def adjust_inputs(facts: ExplainFacts) -> AdjustInputs:
     """LimitRanges of the namespace, and RuntimeClasses when a pod set names one without an
     overhead; a list that cannot be read is None with the reason."""
-    limit_ranges = view.try_list("LimitRange", ns)
+    limit_ranges = facts.limit_ranges
     runtime_classes: dict[str, dict[str, Any]] | None = {}
-    if any(ps.spec.get("runtimeClassName") and not ps.spec.get("overhead") for ps in podsets):
-        listed = view.try_list("RuntimeClass")
+    if any(ps.spec.get("runtimeClassName") and not ps.spec.get("overhead") for ps in facts.subject.podsets):
+        listed = facts.runtime_classes
         runtime_classes = None if listed is None else {str(o["metadata"]["name"]): o for o in listed}
-    return AdjustInputs(ns, limit_ranges, _problem(view, "limitranges") if limit_ranges is None else None,
-                        runtime_classes, _problem(view, "runtimeclasses") if runtime_classes is None else None)
+    return AdjustInputs(facts.subject.namespace, limit_ranges,
+                        _problem(facts, "limitranges") if limit_ranges is None else None,
+                        runtime_classes, _problem(facts, "runtimeclasses") if runtime_classes is None else None)
 
 
-def _problem(view: ClusterView, plural: str) -> str:
-    return next((str(e) for e in view.unreadable if plural in str(e)), "not readable")
+def _problem(facts: ExplainFacts, plural: str) -> str:
+    return next((str(e) for e in facts.view.unreadable if plural in str(e)), "not readable")
 
 
-def charge_inputs(view: ClusterView, ctx: KueueContext, subject: Subject, slices: SliceSource) -> ChargeInputs:
+def charge_inputs(facts: ExplainFacts) -> ChargeInputs:
+    ctx, subject, view = facts.kueue, facts.subject, facts.view
     ns = subject.namespace
-    listed = view.try_list("ResourceClaimTemplate", ns)
+    listed = facts.claim_templates
     templates = {str(t["metadata"]["name"]): t for t in listed or []}
-    classes = view.try_list("DeviceClass")
+    classes = facts.device_classes
     unreadable = {kind: view.forbidden(kind) or f"the {kind}s could not be read"
                   for kind, got in (("ResourceClaimTemplate", listed), ("DeviceClass", classes)) if got is None}
     if ctx.config.unreadable:
@@ -49,10 +49,10 @@ def charge_inputs(view: ClusterView, ctx: KueueContext, subject: Subject, slices
         device_classes.update(_named(subject.file.companions("DeviceClass")))
     return ChargeInputs(
         namespace=ns, semantics=ctx.semantics, gates=ctx.gates, mappings=kueue_mappings(ctx),
-        device_classes=list(device_classes.values()), claim_templates=templates, slices=[], slice_source=slices,
-        resource_slice_api=view.serves("ResourceSlice") if view.live else True,
+        device_classes=list(device_classes.values()), claim_templates=templates, slices=[],
+        slice_source=facts.slices, resource_slice_api=view.serves("ResourceSlice") if view.live else True,
         evaluator=SelectorEvaluator(ctx.semantics.cel_dialect),
-        rules=ctx.rules, adjust=adjust_inputs(view, ns, subject.podsets), unreadable=unreadable)
+        rules=ctx.rules, adjust=adjust_inputs(facts), unreadable=unreadable)
 
 
 def _named(objects: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

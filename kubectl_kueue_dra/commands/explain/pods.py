@@ -1,6 +1,6 @@
-"""What explain reads beyond the Workload: ResourceSlices as the charge engine asks for them, and
-the Job's pods with the devices their claims were allocated, beside what Kueue charged, why the
-pods that are not scheduled are not, and the recent events."""
+"""The past of an admitted workload, from the facts: the Job's pods with the devices their claims
+were allocated, beside what Kueue charged, why the pods that are not scheduled are not, and the
+recent events."""
 
 from __future__ import annotations
 
@@ -10,37 +10,12 @@ from typing import Any
 from ...findings import codes as F
 from ...k8s.envelope import owner_references
 from ...k8s.job_kinds import READ_KINDS
-from ...kube.view import ClusterView
-from ...kueue.charge import ChargeResult, CounterLine, Unknowable
+from ...kueue.charge import ChargeResult, CounterLine
 from ...kueue.workloads.allocation import allocations, claim_results, overcharge, pod_state
 from ...kueue.workloads.events import related_events
 from ...kueue.workloads.past import counter_supply, unscheduled_findings
+from .facts import ExplainFacts
 from .subject import Subject
-
-
-class SliceSource:
-    """ResourceSlices as the charge engine asks for them: every slice, or one driver's (on a live
-    cluster a ``spec.driver`` field selector, so a MIG counter charge reads only the GPU driver's
-    slices); each answer is cached by the view, a driver's list is cut from an earlier full list."""
-
-    def __init__(self, view: ClusterView):
-        self.view = view
-
-    def __call__(self, driver: str | None) -> list[dict[str, Any]]:
-        """The slices, or ``Unknowable`` naming the 403 (never an empty list for an unreadable one)."""
-        found = self.view.try_list("ResourceSlice") if driver is None else \
-            self.view.try_list("ResourceSlice", field_selector={"spec.driver": driver})
-        if found is None:
-            raise Unknowable("counters" if driver else "claim-templates", self.view.forbidden("ResourceSlice")
-                             or "the ResourceSlices could not be read")
-        return found
-
-    def for_drivers(self, drivers: set[str]) -> list[dict[str, Any]] | None:
-        """Those drivers' slices; None when they cannot be read."""
-        try:
-            return [s for d in sorted(drivers) for s in self(d)]
-        except Unknowable:
-            return None
 
 
 def _owner(subject: Subject) -> tuple[str, dict[str, Any]] | None:
@@ -56,8 +31,7 @@ def _owner(subject: Subject) -> tuple[str, dict[str, Any]] | None:
     return None
 
 
-def _workload_pods(view: ClusterView, namespace: str,
-                   owner: tuple[str, dict[str, Any]] | None) -> list[dict[str, Any]] | None:
+def _workload_pods(facts: ExplainFacts, owner: tuple[str, dict[str, Any]] | None) -> list[dict[str, Any]] | None:
     """The owner's pods, from one list of the namespace's pods (cached: a workload list reads it
     once): those whose ownerReferences name the owner's uid (its kind and name when no uid is
     known); None when the pods cannot be read."""
@@ -67,7 +41,7 @@ def _workload_pods(view: ClusterView, namespace: str,
     if kind == "Pod" and "spec" in obj:
         return [obj]
     meta = obj.get("metadata") or {}
-    pods: list[dict[str, Any]] | None = view.try_list("Pod", namespace)
+    pods: list[dict[str, Any]] | None = facts.pods
     if pods is None:
         return None
     if kind == "Pod":
@@ -87,13 +61,14 @@ class PastAdmission:
     findings: list[dict[str, Any]] = field(default_factory=list)
 
 
-def past_admission(view: ClusterView, subject: Subject, slices: SliceSource, result: ChargeResult) -> PastAdmission:
+def past_admission(facts: ExplainFacts, result: ChargeResult) -> PastAdmission:
+    subject, slices = facts.subject, facts.slices
     owner = _owner(subject)
-    listed = _workload_pods(view, subject.namespace, owner)
+    listed = _workload_pods(facts, owner)
     pods = listed or []
     states = [pod_state(p) for p in sorted(pods, key=lambda p: p["metadata"]["name"])]
-    allocated = _allocations(view, subject, slices, pods)
-    past = PastAdmission(states if listed is not None else None, allocated, _events(view, subject, owner, pods))
+    allocated = _allocations(facts, pods)
+    past = PastAdmission(states if listed is not None else None, allocated, _events(facts, owner, pods))
     if listed is None:
         past.findings.append(F.PodsUnknown.make("the workload's pods, their claims and devices are unknown (the pods "
                                                 "could not be read); the answer is partial"))
@@ -103,7 +78,7 @@ def past_admission(view: ClusterView, subject: Subject, slices: SliceSource, res
     supply = None
     if any("cannot allocate all claims" in ((s.get("scheduled") or {}).get("message") or "") for s in states) \
             and needs:
-        claims = view.try_list("ResourceClaim")  # every claim holds devices the counters lose
+        claims = facts.all_claims  # every claim holds devices the counters lose
         drivers = {d for lines in needs.values() for d, _, _, _ in lines}
         listed = slices.for_drivers(drivers)
         supply = counter_supply(listed, claims) if claims is not None and listed is not None else None
@@ -120,8 +95,9 @@ def _counter_needs(result: ChargeResult) -> dict[str, list[tuple[str, str, str, 
                       for line in ps.lines if isinstance(line, CounterLine)] for ps in result.podsets}
 
 
-def _events(view: ClusterView, subject: Subject, owner: tuple[str, dict[str, Any]] | None,
+def _events(facts: ExplainFacts, owner: tuple[str, dict[str, Any]] | None,
             pods: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    subject = facts.subject
     objects: list[tuple[str, dict[str, Any]]] = [("Pod", p) for p in pods]
     if subject.workload is not None:
         objects.append(("Workload", subject.workload))
@@ -129,18 +105,17 @@ def _events(view: ClusterView, subject: Subject, owner: tuple[str, dict[str, Any
         objects.append(owner)
     if not objects:
         return []
-    events = view.try_list("Event", subject.namespace)
+    events = facts.events
     return None if events is None else related_events(events, objects)
 
 
-def _allocations(view: ClusterView, subject: Subject, slices: SliceSource,
-                 pods: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _allocations(facts: ExplainFacts, pods: list[dict[str, Any]]) -> list[dict[str, Any]]:
     if not any((p.get("spec") or {}).get("resourceClaims") or
                (p.get("status") or {}).get("extendedResourceClaimStatus") for p in pods):
         return []
-    claims: list[dict[str, Any]] | None = view.try_list("ResourceClaim", subject.namespace)
+    claims: list[dict[str, Any]] | None = facts.claims
     drivers = {str(r["driver"]) for c in claims or [] for r in claim_results(c) if isinstance(r.get("driver"), str)}
-    return allocations(pods, claims, slices.for_drivers(drivers))
+    return allocations(pods, claims, facts.slices.for_drivers(drivers))
 
 
 def stale_device_findings(allocated: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -11,19 +11,19 @@ from typing import Any
 
 from ...findings import codes as F
 from ...k8s.labels import namespace_labels, selector_matches
-from ...kube.view import ClusterView
 from ...kueue.charge import ChargeResult
 from ...kueue.names import OPENSHIFT_MANAGED_LABEL
+from ...kueue.queues.activity import Activity, cluster_queue_activity
+from ...kueue.queues.blockers import QueueState, is_blocker_message, local_queue_fix, queue_blocker
 from ...kueue.queues.cluster_queue import covered_resources
-from ...kueue.queues.namespaces import OPENSHIFT, ManagedNamespaces, namespace_rule
-from ...kueue.queues.quota import QuotaWorld, quota_findings, quota_table
+from ...kueue.queues.namespaces import OPENSHIFT, ManagedNamespaces
+from ...kueue.queues.quota import quota_findings, quota_table
 from ...kueue.queues.quota_tree import cohort_of
-from ...kueue.workloads.status import NAMESPACE_MISMATCH, condition, kueue_says
-from .context import KueueContext
-from .subject import Subject
+from ...kueue.workloads.status import NAMESPACE_MISMATCH
+from .facts import ExplainFacts
 
 
-@dataclass
+@dataclass(kw_only=True)
 class QueuePath:
     local_queue_name: str | None
     local_queue: dict[str, Any] | None
@@ -35,6 +35,10 @@ class QueuePath:
     holder: str | None = None
     #: kind → the 403 that left the LocalQueue, ClusterQueue or Namespace above None: unknown, not missing
     unreadable: dict[str, str] = field(default_factory=dict)
+    cluster_queue_name: str | None = None
+    activity: Activity | None = None  # whether the ClusterQueue admits (derived once, in the facts)
+    holds_quota: bool = False  # the workload holds quota (its reservation, not a new admission, is at stake)
+    admitted: bool = False
 
 
 def queue_findings(path: QueuePath, totals: dict[str, int], namespace: str) -> list[dict[str, Any]]:
@@ -55,28 +59,19 @@ def queue_findings(path: QueuePath, totals: dict[str, int], namespace: str) -> l
             out.append(F.NamespaceNotManaged.make(
                 f"namespace {namespace} does not match Kueue's {path.managed.describe().removeprefix('the ')}: "
                 "its jobs bypass quota"))
-    if path.local_queue is None and "LocalQueue" in path.unreadable:
-        return out
-    if path.local_queue is None:
-        out.append(F.LocalQueueMissing.make(f"LocalQueue {namespace}/{path.local_queue_name} does not exist",
-                                            local_queue=path.local_queue_name, namespace=namespace))
-        return out
-    cq_name = (path.local_queue.get("spec") or {}).get("clusterQueue")
+    cq_name = path.cluster_queue_name or ((path.local_queue or {}).get("spec") or {}).get("clusterQueue")
+    blocker = queue_blocker(QueueState(
+        namespace=namespace, local_queue_name=path.local_queue_name, local_queue=path.local_queue,
+        cluster_queue_name=cq_name, cluster_queue=path.cluster_queue,
+        activity=path.activity or (cluster_queue_activity(path.cluster_queue, None, None)
+                                   if path.cluster_queue is not None else None),
+        unknown=path.unreadable), holds_quota=path.holds_quota, admitted=path.admitted)
+    if blocker is not None:
+        out.append(blocker.finding())
     cq = path.cluster_queue
-    if cq is None and "ClusterQueue" in path.unreadable:
-        return out
-    if cq is None:
-        out.append(F.ClusterQueueMissing.make(
-            f"ClusterQueue {cq_name} (of LocalQueue {path.local_queue_name}) does not exist", cluster_queue=cq_name))
+    if path.local_queue is None or cq is None:
         return out
     spec = cq.get("spec") or {}
-    if spec.get("stopPolicy") in ("Hold", "HoldAndDrain"):
-        out.append(F.ClusterQueueStopped.make(
-            f"ClusterQueue {cq_name} has stopPolicy {spec['stopPolicy']}: it admits nothing", cluster_queue=cq_name))
-    active = condition(cq, "Active")
-    if active and active.get("status") == "False":
-        out.append(F.ClusterQueueInactive.make(
-            f"ClusterQueue {cq_name} is not active: {active.get('reason')}: {active.get('message')}"))
     out.extend(_selector_findings(cq_name, spec, path, namespace))
     covered = covered_resources(cq)
     for name in sorted(totals):
@@ -109,46 +104,48 @@ def _selector_findings(cq_name: object, spec: dict[str, Any], path: QueuePath,
                                         f"{namespace} (\"{NAMESPACE_MISMATCH}\")")]
 
 
-def cluster_queue_of(view: ClusterView, subject: Subject) -> dict[str, Any] | None:
-    """The ClusterQueue of the subject's LocalQueue (or of its admission); cached by the view."""
-    lq_name = subject.queue_name
-    local_queue = view.try_get("LocalQueue", lq_name, subject.namespace) if lq_name else None
-    cq_name = ((local_queue or {}).get("spec") or {}).get("clusterQueue") or \
-        (((subject.workload or {}).get("status") or {}).get("admission") or {}).get("clusterQueue")
-    return view.try_get("ClusterQueue", cq_name) if cq_name else None
+#: what a workload holding quota would meet if it were evicted and queued again (not its verdict now)
+REQUEUE_CHECKS = (F.NamespaceNotSelected.name, F.ResourceNotCovered.name)
 
 
-def queue_part(view: ClusterView, subject: Subject, ctx: KueueContext, result: ChargeResult, admitted: bool,
-               totals: dict[str, int], binary: set[str]) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
-    """The queue path: LocalQueue → ClusterQueue → quota, and why it does (not) admit."""
+def queue_part(facts: ExplainFacts, result: ChargeResult, holds_quota: bool, admitted: bool, totals: dict[str, int],
+               binary: set[str], said: str | None,
+               queued: bool = True) -> tuple[dict[str, Any] | None, list[dict[str, Any]], list[dict[str, Any]]]:
+    """The queue path: LocalQueue → ClusterQueue → quota, and why it does (not) admit. Returns the
+    ``queue`` part, the findings, and (for a workload holding quota) what would keep it out if it
+    were evicted and queued again now. ``said``: Kueue's last word on why it waits (the scheduler's
+    or the queue checks' QuotaReserved=False message, not an eviction's record). ``queued``: Kueue's
+    scheduler may evaluate it (pending, not inactive or kept out of the queue): only then is the
+    quota verdict why it waits."""
     findings: list[dict[str, Any]] = []
-    ns, wl, config = subject.namespace, subject.workload, ctx.config
-    lq_name = subject.queue_name
-    local_queue = view.try_get("LocalQueue", lq_name, ns) if lq_name else None
-    cq_name = ((local_queue or {}).get("spec") or {}).get("clusterQueue") or \
-        (((wl or {}).get("status") or {}).get("admission") or {}).get("clusterQueue")
-    cluster_queue = view.try_get("ClusterQueue", cq_name) if cq_name else None
-    namespace_obj = view.try_get("Namespace", ns)
-    managed = namespace_rule(openshift=config.kind == "Kueue", configuration=config.document,
-                             kueue_version=ctx.semantics.version, kueue_namespace=ctx.kueue_namespace)
+    subject, wl, managed = facts.subject, facts.workload, facts.managed
+    ns, cq_name = subject.namespace, facts.cluster_queue_name
     holder = subject.job_reference or (f"workload/{wl['metadata']['name']}" if wl is not None else None)
-    unread = {kind: why for kind, got in (("LocalQueue", local_queue), ("ClusterQueue", cluster_queue),
-                                          ("Namespace", namespace_obj))
-              if got is None and (why := view.forbidden(kind))}
-    path = QueuePath(lq_name, local_queue, cluster_queue, namespace_obj, managed, holder, unread)
-    if not admitted:
-        findings.extend(queue_findings(path, totals, ns))
-    elif managed.how == OPENSHIFT and namespace_obj is not None and not managed.manages(namespace_obj):
-        findings.extend(queue_findings(path, {}, ns)[:1])
-    if cluster_queue is None:
-        return None, findings
-    world = quota_world(view, cluster_queue)
-    queue_doc: dict[str, Any] = {"localQueue": lq_name, "clusterQueue": cq_name,
-                                 "cohort": cohort_of(cluster_queue),
+    path = QueuePath(local_queue_name=facts.local_queue_name, local_queue=facts.local_queue,
+                     cluster_queue=facts.cluster_queue, namespace=facts.namespace, managed=managed, holder=holder,
+                     unreadable=facts.unreadable, cluster_queue_name=cq_name, activity=facts.activity,
+                     holds_quota=holds_quota, admitted=admitted)
+    found = queue_findings(path, totals, ns)
+    for f in found:
+        if f["code"] == F.LocalQueueMissing.name and facts.local_queue_name:
+            f["fix"] = _local_queue_fix(facts, facts.local_queue_name)
+    requeue: list[dict[str, Any]] = []
+    if not holds_quota:
+        findings.extend(found)
+        findings.extend(_stale(said, found))
+    else:  # Kueue's record stands: only what acts on it now, and what a re-queue would meet
+        findings.extend(f for f in found if f["code"] not in REQUEUE_CHECKS and
+                        (f["code"] != F.NamespaceNotManaged.name or managed.how == OPENSHIFT))
+        requeue.extend(f for f in found if f["code"] in REQUEUE_CHECKS)
+    world = facts.quota_world
+    if world is None:
+        return None, findings, requeue
+    queue_doc: dict[str, Any] = {"localQueue": facts.local_queue_name, "clusterQueue": cq_name,
+                                 "cohort": cohort_of(world.cluster_queue),
                                  "quota": quota_table(world, totals, binary), "verdict": None}
-    if not admitted and not result.rejected:  # a waiting workload, or a what-if manifest
+    if queued and not holds_quota and not result.rejected:  # a waiting workload, or a what-if manifest
         quota_found, queue_doc["verdict"] = quota_findings(world, [(ps.name, ps.total) for ps in result.podsets],
-                                                           binary, kueue_says(wl))
+                                                           binary, said)
         findings.extend(quota_found)
         unknown = sorted({name for ps in result.podsets for name in ps.unknown})
         if unknown and queue_doc["verdict"] is None:  # what is known fits; with the rest, it may not
@@ -158,7 +155,32 @@ def queue_part(view: ClusterView, subject: Subject, ctx: KueueContext, result: C
     uncovered = any(f["code"] == F.ResourceNotCovered.name for f in findings)  # it says the workload cannot fit
     if wl is None and not result.rejected and not uncovered:
         findings.append(_what_if_fit(queue_doc, totals, cq_name))
-    return queue_doc, findings
+    return queue_doc, findings, requeue
+
+
+def _local_queue_fix(facts: ExplainFacts, name: str) -> str:
+    """The LocalQueue to create, pointing at the cluster's one ClusterQueue when it has one (else
+    the ClusterQueues are named to pick from)."""
+    names = sorted(str(q["metadata"]["name"]) for q in facts.cluster_queues or [])
+    fix = local_queue_fix(facts.subject.namespace, name, names[0] if len(names) == 1 else None)
+    return fix + (f" (ClusterQueues: {', '.join(names)})" if len(names) > 1 else "")
+
+
+_BLOCKERS = {c.name for c in (F.LocalQueueMissing, F.LocalQueueStopped, F.ClusterQueueMissing,
+                               F.ClusterQueueStopped, F.ClusterQueueInactive)}
+
+
+def _stale(said: str | None, found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Kueue rewrites a queue check's message only when it evaluates the workload again: a message
+    naming a blocker that is gone (or another one) is older than the queue's state."""
+    if not is_blocker_message(said):
+        return []
+    now = next((f.get("kueueMessage") for f in found if f["code"] in _BLOCKERS), None)
+    if now == said:
+        return []
+    current = f"now: {now}" if now else "the queue path is clear now"
+    return [F.StaleKueueMessage.make(f"Kueue's message \"{said}\" is older than the queues ({current}); Kueue "
+                                     "rewrites it when it next evaluates the workload", extra={"kueueMessage": said})]
 
 
 def _what_if_fit(queue_doc: dict[str, Any], totals: dict[str, int], cq_name: str | None) -> dict[str, Any]:
@@ -179,14 +201,3 @@ def _what_if_fit(queue_doc: dict[str, Any], totals: dict[str, int], cq_name: str
                                 variant="never")
     return F.WhatIfFit.make(f"it would not fit in ClusterQueue {cq_name} now (not enough unused quota{where})")
 
-
-def quota_world(view: ClusterView, cluster_queue: dict[str, Any]) -> QuotaWorld:
-    """The ClusterQueue, and every ClusterQueue and Cohort when it is in a cohort."""
-    if not cohort_of(cluster_queue):
-        return QuotaWorld(cluster_queue)
-    queues, cohorts = view.try_list("ClusterQueue"), view.try_list("Cohort")
-    problem = None
-    if queues is None or cohorts is None:
-        problem = "the " + " and ".join(k for k, v in (("ClusterQueues", queues), ("Cohorts", cohorts)) if v is None) \
-            + " could not be read"
-    return QuotaWorld(cluster_queue, queues, cohorts, problem)

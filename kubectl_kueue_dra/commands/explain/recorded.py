@@ -12,11 +12,17 @@ from typing import Any
 from ...dra.quantity import QuantityError, parse_quantity
 from ...findings import codes as F
 from ...kueue.charge import ChargeResult, format_usage, kueue_int
+from ...kueue.queues.blockers import is_blocker_message
+from ...kueue.workloads.lifecycle import Lifecycle
 from ...kueue.workloads.status import Cause, cause_of, condition, recorded_usage
+
+#: the scheduler's message while a check is in Retry or Rejected
+FAILED_CHECKS = "The workload has failed admission checks"
 
 
 def recorded_part(wl: dict[str, Any], result: ChargeResult, binary: set[str], dra_resources: set[str],
-                  stated: set[str]) -> tuple[dict[str, str] | None, list[dict[str, Any]]]:
+                  stated: set[str],
+                  life: Lifecycle | None = None) -> tuple[dict[str, str] | None, list[dict[str, Any]]]:
     """What Kueue recorded for the Workload, and the findings of comparing it with the prediction."""
     findings: list[dict[str, Any]] = []
     recorded_doc = None
@@ -25,7 +31,8 @@ def recorded_part(wl: dict[str, Any], result: ChargeResult, binary: set[str], dr
         recorded_doc = _sum_recorded(recorded, binary)
         findings.extend(compare(result, recorded, "status.admission" if source == "admission"
                                 else "status.resourceRequests", dra_resources))
-    findings.extend(_condition_findings(wl, result, stated))
+    if life is None or life.kueue_says is not None:  # else the state's findings say what Kueue recorded
+        findings.extend(_condition_findings(wl, result, stated))
     return recorded_doc, findings
 
 
@@ -54,6 +61,8 @@ def compare(result: ChargeResult, recorded: dict[str, dict[str, str]], source: s
         for name in sorted(set(rec) | (set(predicted) & dra_resources)):
             if name in ps.unknown or (result.dra_unknown and name not in predicted):
                 continue  # what Kueue recorded for a charge this tool cannot know is not a mismatch
+            if result.rejected and name in dra_resources:
+                continue  # the DRA step fails now (its finding says why): nothing to compare with
             if name not in rec:
                 if name in dra_resources and predicted.get(name):
                     findings.append(F.ChargeMismatch.make(
@@ -78,12 +87,12 @@ def compare(result: ChargeResult, recorded: dict[str, dict[str, str]], source: s
     return findings
 
 
-def dra_findings(result: ChargeResult) -> list[dict[str, Any]]:
+def dra_findings(result: ChargeResult, holds_quota: bool = False) -> list[dict[str, Any]]:
     if not result.rejected:
         return []
     found = cause_of(result.message or "")
     found = found or Cause(F.DRARejected, "Kueue's DRA preprocessing fails")
-    retry = " Kueue retries it with backoff." if result.retried else ""
+    retry = " Kueue retries it with backoff." if result.retried and not holds_quota else ""
     return [found.code.make(f"Kueue rejects this workload's DRA requests: {found.cause}.{retry} "
                             f"Kueue's message: {result.message}", variant=found.variant, extra={"predicted": True})]
 
@@ -98,6 +107,8 @@ def _condition_findings(wl: dict[str, Any], result: ChargeResult, stated: set[st
     message = qr.get("message") or ""
     if result.message and message == result.message:
         return out  # already explained by the predicted DRA failure
+    if is_blocker_message(message) or message == FAILED_CHECKS:
+        return out  # the queue part and the checks say it, and whether it is current
     found = cause_of(message)
     if found and found.code.name in stated:
         return out

@@ -4,6 +4,7 @@ as every other command's options, then run through ``commands/explain/document``
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any
 
 from ...environment import Environment
@@ -16,6 +17,22 @@ from ...kueue.install import flags
 
 #: the fields the API server selects Workloads by (Kueue's v1beta2 CRD adds the ClusterQueue)
 WORKLOAD_FIELDS = ("metadata.name", "metadata.namespace", "status.admission.clusterQueue")
+
+
+#: the time a run answers at, for tests and reproducible answers: an RFC 3339 time (else the clock's)
+NOW_ENV = "KUEUE_DRA_NOW"
+
+
+def answer_time(env: Environment) -> datetime:
+    """The time the answer is given at: the run's ``KUEUE_DRA_NOW`` when set, else its clock's now."""
+    text = env.vars.get(NOW_ENV)
+    if not text:
+        return env.clock.now()
+    try:
+        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise UsageError(f"{NOW_ENV}={text!r} is not an RFC 3339 time", "e.g. 2026-01-02T03:04:05Z") from None
+    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
 
 
 @dataclass(kw_only=True)
@@ -33,6 +50,7 @@ class ExplainRequest:
     local_queue: str | None = None
     ref: Any = None  # the parsed reference (set by validate)
     manifest: Manifest | None = None  # what -f read (set by validate)
+    now: datetime | None = None  # the time the answer is given at (set by validate)
 
     def validate(self, env: Environment) -> ExplainRequest:
         """Check the options and complete the request: parse the reference, read the manifest
@@ -59,6 +77,7 @@ class ExplainRequest:
         parse_labels(self.selector or "")
         parse_fields(self.field_selector or "", WORKLOAD_FIELDS)
         self.ref = parse_ref(self.reference) if self.reference else None
+        self.now = answer_time(env)
         if self.filenames:
             self.manifest = read_manifest(list(self.filenames), env.stdin, self.recursive, env.path)
         return self
@@ -76,7 +95,7 @@ def list_document(view: ClusterView, req: ExplainRequest) -> dict[str, Any]:
 
     scope = Scope(None if req.all_namespaces else (req.namespace or view.default_namespace),
                   req.cluster_queue, req.local_queue, req.selector, req.field_selector)
-    items = explain_all(view, scope, Settings(req.kueue_version, req.kueue_namespace))
+    items = explain_all(view, scope, Settings(req.kueue_version, req.kueue_namespace, req.now))
     return {"kind": "List", "items": items, "partial": bool(view.unreadable),
             "findings": unreadable_findings(view)}
 
@@ -90,7 +109,7 @@ def explain_document(view: ClusterView, req: ExplainRequest) -> dict[str, Any]:
 
     ref, manifest = req.ref, req.manifest
     namespace = req.namespace or view.default_namespace
-    settings = Settings(req.kueue_version, req.kueue_namespace)
+    settings = Settings(req.kueue_version, req.kueue_namespace, req.now)
     if manifest is None:
         subject = resolve_in_all_namespaces(view, ref, req.kueue_namespace) if req.all_namespaces else \
             resolve(view, ref, namespace, req.kueue_namespace)

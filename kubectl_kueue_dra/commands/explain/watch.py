@@ -72,17 +72,22 @@ def _key(wl: dict[str, Any]) -> tuple[str, str]:
     return str(meta.get("namespace") or ""), str(meta.get("name") or "")
 
 
-def explain_workload(view: ClusterView, wl: dict[str, Any], req: ExplainRequest) -> dict[str, Any]:
-    """One Workload explained as the list explains each, with its one-line summary."""
+def explain_workload(view: ClusterView, wl: dict[str, Any], req: ExplainRequest) -> dict[str, Any] | None:
+    """One Workload explained as the list explains each, with its one-line summary; None when it
+    is not in the queue the request names (--cluster-queue, --local-queue)."""
     from .context import Settings
-    from .document import explain
+    from .document import explain_facts
+    from .facts import gather
     from .request import _finished
     from .subject import Subject
-    from .workload_list import summary
+    from .workload_list import Scope, in_scope, summary
 
     ns = _key(wl)[0]
-    doc = _finished(view, explain(view, Subject(ns, podsets_from_workload(wl), workload=wl),
-                                  Settings(req.kueue_version, req.kueue_namespace)))
+    facts = gather(view, Subject(ns, podsets_from_workload(wl), workload=wl),
+                   Settings(req.kueue_version, req.kueue_namespace, req.now))
+    if not in_scope(facts, Scope(None, req.cluster_queue, req.local_queue)):
+        return None
+    doc = _finished(view, explain_facts(facts))
     doc["summary"] = summary(wl, doc)
     return doc
 
@@ -160,13 +165,8 @@ def _event_change(open_view: Callable[[], ClusterView], req: ExplainRequest, eve
         if last is None:
             return None
         return Change({"summary": dict(last, state="Deleted")}, deleted=True)
-    fresh = open_view()
-    from .workload_list import Scope, _in_scope
-
-    if not _in_scope(fresh, wl, Scope(None, req.cluster_queue, req.local_queue)):
-        return None
-    doc = explain_workload(fresh, wl, req)
-    return Change(doc) if seen.changed(doc) else None
+    doc = explain_workload(open_view(), wl, req)
+    return Change(doc) if doc is not None and seen.changed(doc) else None
 
 
 def _relisted(open_view: Callable[[], ClusterView], req: ExplainRequest, scope: _Scope,
@@ -180,5 +180,5 @@ def _relisted(open_view: Callable[[], ClusterView], req: ExplainRequest, scope: 
         yield Change({"summary": dict(seen.summaries.pop(key), state="Deleted")}, deleted=True)
     for wl in listed:
         doc = explain_workload(fresh, wl, req)
-        if seen.changed(doc):
+        if doc is not None and seen.changed(doc):
             yield Change(doc)

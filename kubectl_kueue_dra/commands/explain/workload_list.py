@@ -12,10 +12,9 @@ from typing import Any
 from ...k8s.envelope import owner_references
 from ...kube.view import ClusterView
 from ...kueue.workloads.podsets import podsets_from_workload
+from .context import Settings, kueue_context
+from .facts import ExplainFacts, gather
 from .subject import Subject
-
-_SEVERITY_ORDER = {"error": 0, "warning": 1}
-
 
 @dataclass
 class Scope:
@@ -28,20 +27,11 @@ class Scope:
     field_selector: str | None = None
 
 
-def _cluster_queue_of(view: ClusterView, wl: dict[str, Any]) -> str | None:
-    admitted_to = ((wl.get("status") or {}).get("admission") or {}).get("clusterQueue")
-    if admitted_to:
-        return str(admitted_to)
-    lq_name = (wl.get("spec") or {}).get("queueName")
-    lq = view.try_get("LocalQueue", lq_name, wl["metadata"].get("namespace")) if lq_name else None
-    cq = ((lq or {}).get("spec") or {}).get("clusterQueue")
-    return str(cq) if cq else None
-
-
-def _in_scope(view: ClusterView, wl: dict[str, Any], scope: Scope) -> bool:
-    if scope.local_queue and (wl.get("spec") or {}).get("queueName") != scope.local_queue:
+def in_scope(facts: ExplainFacts, scope: Scope) -> bool:
+    """Whether the Workload is in the queue the list names (--local-queue, --cluster-queue)."""
+    if scope.local_queue and facts.local_queue_name != scope.local_queue:
         return False
-    return not scope.cluster_queue or _cluster_queue_of(view, wl) == scope.cluster_queue
+    return not scope.cluster_queue or facts.cluster_queue_name == scope.cluster_queue
 
 
 def _sort_key(wl: dict[str, Any]) -> tuple[str, str]:
@@ -50,10 +40,11 @@ def _sort_key(wl: dict[str, Any]) -> tuple[str, str]:
 
 
 def workloads_in_scope(view: ClusterView, scope: Scope) -> list[dict[str, Any]]:
-    """The Workloads to list, sorted like kubectl: by namespace, then name."""
+    """The Workloads to list (the server filters by -l and --field-selector), sorted like kubectl:
+    by namespace, then name. Which are in the queues' scope is decided on their facts."""
     listed = view.list("Workload", scope.namespace, label_selector=scope.selector or None,
                        fields=scope.field_selector or None, on_server=True)
-    return sorted((wl for wl in listed if _in_scope(view, wl, scope)), key=_sort_key)
+    return sorted(listed, key=_sort_key)
 
 
 def _owner_of(wl: dict[str, Any]) -> str | None:
@@ -62,13 +53,6 @@ def _owner_of(wl: dict[str, Any]) -> str | None:
         if owner.get("controller") or len(refs) == 1:
             return f"{str(owner.get('kind', '')).lower()}/{owner.get('name')}"
     return None
-
-
-def short_reason(doc: dict[str, Any]) -> str | None:
-    """The most severe finding's code: the one word an on-call admin reads first."""
-    ranked = sorted((f for f in doc.get("findings") or [] if f.get("severity") in _SEVERITY_ORDER),
-                    key=lambda f: _SEVERITY_ORDER[f["severity"]])
-    return str(ranked[0]["code"]) if ranked else None
 
 
 def summary(wl: dict[str, Any], doc: dict[str, Any]) -> dict[str, Any]:
@@ -82,18 +66,24 @@ def summary(wl: dict[str, Any], doc: dict[str, Any]) -> dict[str, Any]:
         "clusterQueue": queue.get("clusterQueue"),
         "state": doc["state"],
         "draCharge": doc.get("draCharge") or {},
-        "reason": short_reason(doc),
+        "reason": doc.get("reason"),
     }
 
 
-def explain_all(view: ClusterView, scope: Scope, settings: Any) -> list[dict[str, Any]]:
-    """Every Workload in scope explained; each document gains its one-line ``summary``."""
-    from .document import explain
+def explain_all(view: ClusterView, scope: Scope, settings: Settings) -> list[dict[str, Any]]:
+    """Every Workload in scope explained (Kueue's context read once for all); each document gains
+    its one-line ``summary``."""
+    from .document import explain_facts
 
     docs = []
+    kueue = None
     for wl in workloads_in_scope(view, scope):
         ns = wl["metadata"].get("namespace") or ""
-        doc = explain(view, Subject(ns, podsets_from_workload(wl), workload=wl), settings)
+        kueue = kueue or kueue_context(view, settings)
+        facts = gather(view, Subject(ns, podsets_from_workload(wl), workload=wl), settings, kueue=kueue)
+        if not in_scope(facts, scope):
+            continue
+        doc = explain_facts(facts)
         doc["summary"] = summary(wl, doc)
         docs.append(doc)
     return docs
