@@ -120,7 +120,7 @@ def test_the_process_streams_and_variables_are_neither_read_nor_written(capfd, m
     assert capfd.readouterr() == ("", "")  # not one byte reached the process's own streams
     assert runs["help"].stdout.startswith("Usage: ") and runs["root help"].stdout.startswith("Usage: ")
     assert runs["version"].stdout.startswith("kueue-dra ")
-    assert runs["usage"].returncode == 2 and "No such option" in runs["usage"].stderr
+    assert runs["usage"].returncode == 2 and "unknown flag: --nope" in runs["usage"].stderr
     assert runs["error"].stderr.startswith("error: no kubeconfig found")
     assert f"{tmp_path}/.kube/config" in runs["error"].stderr and "/the/process" not in runs["error"].stderr
     assert "debug:" in runs["debug"].stderr
