@@ -177,7 +177,9 @@ class _Search:
                 self.snap.remove(targets[i].info)
         return targets
 
-    def run(self) -> list[Target]:
+    def ordered(self) -> tuple[list[_Candidate], bool, bool]:
+        """The candidates in the order the search walks them, and whether there are cohort and
+        hierarchy candidates at all."""
         same, hierarchy, priority = self.candidates()
         ordered: list[_Candidate] = []
         for group in (hierarchy, priority, same):
@@ -185,9 +187,13 @@ class _Search:
         for evicted in (True, False):
             for group in (hierarchy, priority, same):
                 ordered.extend(c for c in group if c.info.evicted == evicted)
+        return ordered, bool(hierarchy or priority), bool(hierarchy)
+
+    def run(self) -> list[Target]:
+        ordered, other_queues, hierarchy = self.ordered()
         under_nominal = all(self.node.nominal(fr) > self.node.usage(fr) for fr in self.frs)
         forbidden = self.policy.borrowing_forbidden
-        if (not hierarchy and not priority) or (forbidden and not under_nominal):
+        if not other_queues or (forbidden and not under_nominal):
             attempts = [True]
         elif forbidden and not hierarchy:
             attempts = [False, True]
@@ -225,6 +231,14 @@ def targets(snap: Snapshot, preemptor: Preemptor, requests: dict[FlavorResource,
             frs: set[FlavorResource]) -> list[Target]:
     """``GetTargets``: the workloads to evict so that ``requests`` fit (empty: none)."""
     return _Search(snap, preemptor, {fr: v for fr, v in requests.items() if v}, frs).run()
+
+
+def candidates(snap: Snapshot, preemptor: Preemptor, requests: dict[FlavorResource, int],
+               frs: set[FlavorResource]) -> list[Target]:
+    """Every workload the policies let the preemptor preempt for ``frs``, in the order the
+    search tries them, with the reason each would get."""
+    ordered, _, _ = _Search(snap, preemptor, {fr: v for fr, v in requests.items() if v}, frs).ordered()
+    return [Target(c.info, _REASON[c.variant]) for c in ordered]
 
 
 def simulate(snap: Snapshot, preemptor: Preemptor, fr: FlavorResource, value: int) -> tuple[GMode, str | None]:
