@@ -49,14 +49,33 @@ MAPPING = _obj({"name": _STR, "deviceClassNames": _STRS, "sources": {"type": "ar
 MAP = _obj({"target": OBJECT_REF, "mappings": {"type": "array", "items": MAPPING}, "findings": FINDINGS,
             "kueueVersion": _NSTR, "partial": _BOOL, "source": _STR})
 
+FLAVOR_TRIED = _obj({"resourceGroup": {"type": "integer"}, "flavor": _STR,
+                     "outcome": {"enum": ["fit", "borrow", "preempt", "noFit", "notTried"]},
+                     "reasons": {"type": "array", "items": _obj({"code": _STR, "resource": _NSTR, "message": _STR})},
+                     "chosen": _BOOL, "predicted": _BOOL})
 POD_SET = _obj({"name": _STR, "count": {"type": ["integer", "null"]},
                 "charge": {"type": ["object", "null"], "additionalProperties": _STR},
-                "lines": {"type": "array"}})
+                "lines": {"type": "array"},
+                "flavors": {"type": ["object", "null"], "additionalProperties": _STR},
+                "flavorsSource": {"enum": ["recorded", "predicted", None]},
+                "flavorsTried": {"type": ["array", "null"], "items": FLAVOR_TRIED},
+                "flavorsAgree": _NBOOL})
+TARGET = _obj({"namespace": _STR, "name": _STR, "priority": {"type": "integer"}, "clusterQueue": _NSTR,
+               "reason": {"enum": ["InClusterQueue", "InCohortReclamation", "InCohortReclaimWhileBorrowing"]}})
+PREEMPTOR = {"type": ["object", "null"], "required": ["role", "possible", "targets", "waitingFor", "why"],
+             "properties": {"role": {"const": "preemptor"}, "possible": _NBOOL,
+                            "targets": {"type": "array", "items": TARGET}, "waitingFor": {"type": "array"},
+                            "why": _NSTR}}
+POSITION = {"type": ["object", "null"], "required": ["clusterQueue", "localQueue", "source"],
+            "properties": {"clusterQueue": {"type": ["integer", "null"], "minimum": 0},
+                           "localQueue": {"type": ["integer", "null"], "minimum": 0},
+                           "source": {"enum": ["visibility", "derived"]}}}
 EXPLAIN = _obj({"workload": {"type": ["object", "null"]}, "manifest": {"type": ["string", "null"]},
                 "kueueVersion": _NSTR, "kueueVersionSource": _NSTR, "kueueGates": GATES,
                 "admitted": _NBOOL, "state": _NSTR,
                 "dra": _obj({"processed": _NBOOL, "failedStep": _NSTR, "message": _NSTR}),
                 "podSets": {"type": "array", "items": POD_SET}, "queue": {"type": ["object", "null"]},
+                "preemption": PREEMPTOR, "position": POSITION,
                 "partial": _BOOL, "findings": FINDINGS, "kueueInstallation": INSTALLATION})
 
 CHECK = _obj({"id": _STR, "status": {"enum": ["pass", "warn", "fail", "skip", "info"]}, "message": _STR,

@@ -35,6 +35,9 @@ _ALL = [
     Kind("ResourceFlavor", "kueue.x-k8s.io", "resourceflavors", False, KUEUE_VERSIONS),
     Kind("Cohort", "kueue.x-k8s.io", "cohorts", False, KUEUE_VERSIONS),
     Kind("Workload", "kueue.x-k8s.io", "workloads", True, KUEUE_VERSIONS),
+    # the priority a what-if workload would get (a submitted Workload carries spec.priority)
+    Kind("WorkloadPriorityClass", "kueue.x-k8s.io", "workloadpriorityclasses", False, KUEUE_VERSIONS),
+    Kind("PriorityClass", "scheduling.k8s.io", "priorityclasses", False, ("v1",)),
     Kind("Kueue", "kueue.openshift.io", "kueues", False, ("v1", "v1alpha1")),
     Kind("FeatureGate", "config.openshift.io", "featuregates", False, ("v1",)),
     Kind("ClusterVersion", "config.openshift.io", "clusterversions", False, ("v1",)),

@@ -293,8 +293,17 @@ def test_fair_sharing_is_not_modelled():
 
 
 def test_unreadable_workloads_leave_preemption_unknown():
+    import copy
+
+    from kubectl_kueue_dra.kueue.queues.quota_tree import TreeError
+
     w = world(*FLAVORS, *QUEUES, workloads=None, unreadable={"Workload": "forbidden"})
+    with pytest.raises(TreeError, match=r"has no status\.flavorsReservation"):
+        snapshot(w, "standalone")  # the quota held is unknown, not zero
+    queues = copy.deepcopy(QUEUES)
+    queues[0]["status"]["flavorsReservation"] = [{"name": "default", "resources": [{"name": "cpu", "total": "6"}]}]
+    w = world(*FLAVORS, *queues, workloads=None, unreadable={"Workload": "forbidden"})
     asg = run(w, ps(requests={"cpu": "2"}), cq="standalone", priority=1)
     p = plan(snapshot(w, "standalone"), incoming(ps(requests={"cpu": "2"}), cq="standalone", priority=1), asg)
-    assert asg.mode == "Fit"  # the queue's own status.flavorsReservation says nothing is used
-    assert p is None
+    assert asg.mode == "Preempt" and p.possible is None
+    assert p.unknown == "the workloads holding quota are unknown: the Workloads could not be read (forbidden)"

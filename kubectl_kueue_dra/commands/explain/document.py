@@ -1,8 +1,9 @@
 """``explain``: one workload (or a manifest's pod sets) through Kueue's steps, in order — Kueue's
 configuration and version (``context``), the objects the charge reads (``inputs``), the charge
-engine, what Kueue recorded (``recorded``), the queue path and quota (``queue``), partial
-admission and admissibility (``partial_report``), the pods and their devices (``pods``) — put
-together into the explain document.
+engine, what Kueue recorded (``recorded``), the queue model (``queue_world``, ``queue_model``:
+flavors, preemption, position), the queue path and quota (``queue``), partial admission and
+admissibility (``partial_report``), the pods and their devices (``pods``) — put together into the
+explain document.
 
 Reads only through the ClusterView (live cluster or snapshot); each kind is listed once.
 """
@@ -26,7 +27,11 @@ from .partial_report import (
     unknown_findings,
 )
 from .pods import SliceSource, past_admission
-from .queue import cluster_queue_of, queue_part, quota_world
+from . import queue_model
+from .flavor_findings import waiting_findings
+from .queue import cluster_queue_of, queue_part
+from .queue_docs import podset_fields, position_doc, preemption_doc
+from .queue_world import queue_world
 from .recorded import dra_findings, recorded_part, workload_state
 from .subject import Subject
 
@@ -72,14 +77,17 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
     recorded_doc = None
     admitted = wl is not None and is_admitted(wl)
     findings.extend(admissibility_findings(result, inputs.adjust.limit_ranges, admitted))
-    queue_doc, queue_found = queue_part(view, subject, ctx, result, admitted, totals, binary)
+    world = queue_world(view, ctx, what_if=wl is None)
+    model = queue_model.build(world, subject, result, cluster_queue_of(view, subject), binary)
+    for ps_doc in podsets_doc:
+        ps_doc.update(podset_fields(model, ps_doc["name"]))
+    queue_doc, queue_found = queue_part(view, subject, ctx, result, admitted, totals, binary, model)
     if wl is not None:  # one fact, one finding: what the queue part states, Kueue's condition does not repeat
         recorded_doc, more = recorded_part(wl, result, binary, dra_resources, {f["code"] for f in queue_found})
         findings.extend(more)
     findings.extend(queue_found)
-    cluster_queue = cluster_queue_of(view, subject)
-    partial_doc, more = partial_admission_part(quota_world(view, cluster_queue) if cluster_queue else None,
-                                               subject.podsets, result, admitted, ctx.partial_admission, binary)
+    findings.extend(waiting_findings(model, admitted))
+    partial_doc, more = partial_admission_part(model, subject.podsets, result, admitted, ctx.partial_admission, binary)
     findings.extend(more)
 
     past = past_admission(view, subject, slices, result)
@@ -102,6 +110,8 @@ def explain(view: ClusterView, subject: Subject, settings: Settings) -> dict[str
         "draCharge": {n: format_usage(n, totals[n], binary) for n in sorted(dra_resources) if totals.get(n)},
         "recorded": recorded_doc,
         "queue": queue_doc,
+        "preemption": preemption_doc(model) if not admitted and not model.holds_quota else None,
+        "position": position_doc(model),
         "partialAdmission": partial_doc,
         "pods": past.pods,
         "allocations": past.allocations,

@@ -1,7 +1,8 @@
 """The queue path of ``explain``: LocalQueue → ClusterQueue → quota (and its cohort), read through
 the view, and why it does (not) admit the workload: a missing queue name or queue, a stopped or
 inactive ClusterQueue, a namespace it does not select or Kueue does not manage, a resource it does
-not cover, the flavor assigner's quota verdict, and for a what-if whether it would fit now.
+not cover, the queue model's verdict (flavor search and preemption, ``queue_model``), and for a
+what-if whether it would fit now.
 """
 
 from __future__ import annotations
@@ -16,10 +17,14 @@ from ...kueue.charge import ChargeResult
 from ...kueue.names import OPENSHIFT_MANAGED_LABEL
 from ...kueue.queues.cluster_queue import covered_resources
 from ...kueue.queues.namespaces import OPENSHIFT, ManagedNamespaces, namespace_rule
-from ...kueue.queues.quota import QuotaWorld, quota_findings, quota_table
-from ...kueue.queues.quota_tree import cohort_of
+from ...kueue.queues.quota import quota_table
+from ...kueue.queues.quota_tree import TreeError, cohort_of
+from ...kueue.queues.snapshot import Snapshot
 from ...kueue.workloads.status import NAMESPACE_MISMATCH, condition, kueue_says
 from .context import KueueContext
+from .flavor_findings import model_findings
+from .queue_docs import verdict_doc
+from .queue_model import QueueModel
 from .subject import Subject
 
 
@@ -133,7 +138,8 @@ def cluster_queue_of(view: ClusterView, subject: Subject) -> dict[str, Any] | No
 
 
 def queue_part(view: ClusterView, subject: Subject, ctx: KueueContext, result: ChargeResult, admitted: bool,
-               totals: dict[str, int], binary: set[str]) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+               totals: dict[str, int], binary: set[str],
+               model: QueueModel) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
     """The queue path: LocalQueue → ClusterQueue → quota, and why it does (not) admit."""
     findings: list[dict[str, Any]] = []
     ns, wl, config = subject.namespace, subject.workload, ctx.config
@@ -156,14 +162,22 @@ def queue_part(view: ClusterView, subject: Subject, ctx: KueueContext, result: C
         findings.extend(queue_findings(path, {}, ns)[:1])
     if cluster_queue is None:
         return None, findings
-    world = quota_world(view, cluster_queue)
+    table = model.snapshot if not model.holds_quota else _unexcluded(model, cluster_queue)
+    chosen = {r: f for ps in model.recorded.values() for r, f in ps.items()} if model.holds_quota else \
+        {r: f for ps in (model.assignment.podsets if model.assignment else []) for r, f in ps.flavors.items()}
     queue_doc: dict[str, Any] = {"localQueue": lq_name, "clusterQueue": cq_name,
                                  "cohort": cohort_of(cluster_queue),
-                                 "quota": quota_table(world, totals, binary), "verdict": None}
-    if not admitted and not result.rejected:  # a waiting workload, or a what-if manifest
-        quota_found, queue_doc["verdict"] = quota_findings(world, [(ps.name, ps.total) for ps in result.podsets],
-                                                           binary, kueue_says(wl))
-        findings.extend(quota_found)
+                                 "quota": quota_table(cluster_queue, table.node if table else None, totals, binary,
+                                                      chosen), "verdict": None}
+    if not admitted and not model.holds_quota and not result.rejected:  # a waiting workload, or a what-if
+        if model.snapshot is None and model.unknown:
+            findings.append(finding("info", "QuotaVerdictUnknown",
+                                    f"ClusterQueue {cq_name} is in cohort {cohort_of(cluster_queue)}; its quota "
+                                    f"verdict is unknown: {model.unknown}",
+                                    "grant list on clusterqueues and cohorts (kueue.x-k8s.io)"))
+        else:
+            queue_doc["verdict"] = verdict_doc(model, binary)
+            findings.extend(model_findings(model, binary, kueue_says(wl)))
         unknown = sorted({name for ps in result.podsets for name in ps.unknown})
         if unknown and queue_doc["verdict"] is None:  # what is known fits; with the rest, it may not
             findings.append(finding("info", "QuotaVerdictUnknown",
@@ -171,36 +185,35 @@ def queue_part(view: ClusterView, subject: Subject, ctx: KueueContext, result: C
                                     f"{', '.join(unknown)} is unknown (see ChargeUnknown)", None))
     uncovered = any(f["code"] == "ResourceNotCovered" for f in findings)  # it says the workload cannot fit
     if wl is None and not result.rejected and not uncovered:
-        findings.append(_what_if_fit(queue_doc, totals, cq_name))
+        findings.append(_what_if_fit(queue_doc, model, cq_name))
     return queue_doc, findings
 
 
-def _what_if_fit(queue_doc: dict[str, Any], totals: dict[str, int], cq_name: str | None) -> dict[str, Any]:
-    """Would the manifest fit now: the flavor assigner's verdict when the cohort tree was read,
-    else the rows' nominal-quota view. Resources the ClusterQueue does not cover never fit."""
-    rows = queue_doc["quota"]
-    covered = len(rows) == len([n for n, v in totals.items() if v])
-    known = all(r.get("maximumCapacity") is not None for r in rows)
+def _unexcluded(model: QueueModel, cluster_queue: dict[str, Any]) -> Snapshot | None:
+    """The snapshot with the workload's own quota in it (the table shows the queue as it is)."""
+    try:
+        return Snapshot(model.world, cluster_queue)
+    except TreeError:
+        return None
+
+
+def _what_if_fit(queue_doc: dict[str, Any], model: QueueModel, cq_name: str | None) -> dict[str, Any]:
+    """Would the manifest fit now, by the flavor assigner's verdict (preemption included)."""
     verdict = queue_doc["verdict"]
-    fits = covered and (verdict is None if known else all(r["fits"] for r in rows))
     where = " in its cohort" if queue_doc["cohort"] else ""
-    if fits:
+    asg = model.assignment
+    if asg is None or asg.unknown is not None:
+        return finding("info", "WhatIfFit", f"whether it would fit in ClusterQueue {cq_name} now is unknown: "
+                                            f"{model.unknown or (asg.unknown if asg else 'no flavor search')}")
+    if asg.mode == "Fit":
         return finding("info", "WhatIfFit", f"it would fit in ClusterQueue {cq_name} now (enough unused quota{where})")
-    if verdict is not None and verdict["code"] == "ExceedsQuota":
+    if verdict is not None and verdict["code"] == "ExceedsQuota" and asg.mode == "NoFit":
         return finding("warning", "WhatIfFit", f"it would never fit in ClusterQueue {cq_name}: it asks for more than "
                        f"the queue{' and its cohort' if queue_doc['cohort'] else ''} can ever give (see ExceedsQuota)",
                        "raise the quota or shrink the workload")
-    return finding("warning", "WhatIfFit", f"it would not fit in ClusterQueue {cq_name} now (not enough unused "
-                   f"quota{where})", "see the quota table: raise nominalQuota or wait")
-
-
-def quota_world(view: ClusterView, cluster_queue: dict[str, Any]) -> QuotaWorld:
-    """The ClusterQueue, and every ClusterQueue and Cohort when it is in a cohort."""
-    if not cohort_of(cluster_queue):
-        return QuotaWorld(cluster_queue)
-    queues, cohorts = view.try_list("ClusterQueue"), view.try_list("Cohort")
-    problem = None
-    if queues is None or cohorts is None:
-        problem = "the " + " and ".join(k for k, v in (("ClusterQueues", queues), ("Cohorts", cohorts)) if v is None) \
-            + " could not be read"
-    return QuotaWorld(cluster_queue, queues, cohorts, problem)
+    targets = len(model.plan.targets) if model.plan and model.plan.possible else 0
+    if targets:
+        return finding("info", "WhatIfFit", f"it would fit in ClusterQueue {cq_name} after Kueue preempts {targets} "
+                       "workload(s) (see Preempting)")
+    return finding("warning", "WhatIfFit", f"it would not fit in ClusterQueue {cq_name} now (see the findings above)",
+                   "see the quota table: raise nominalQuota or wait")

@@ -64,7 +64,8 @@ TAS_UNKNOWN = "topology-aware scheduling is not modelled"
 class _Context:
     snap: Snapshot
     preemptor: Preemptor
-    flavors: Mapping[str, Obj]
+    #: None: the ResourceFlavors are unknown, flavors are judged on quota alone
+    flavors: Mapping[str, Obj] | None
     binary: frozenset[str]
     v19: bool
     fungibility_gate: bool
@@ -114,7 +115,9 @@ def _search(ctx: _Context, members: list[PodSetRequest], requests: dict[str, int
         search.tries.append(attempt)
         if stopped:
             continue
-        attempt.mismatch = check_flavor(fname, ctx.flavors.get(fname), [(p.name, dict(p.pod_spec)) for p in members])
+        if ctx.flavors is not None:
+            attempt.mismatch = check_flavor(fname, ctx.flavors.get(fname),
+                                            [(p.name, dict(p.pod_spec)) for p in members])
         if attempt.mismatch is not None:
             attempt.mode = WORST
             if attempt.mismatch.error:
@@ -160,11 +163,9 @@ def assign(snap: Snapshot, preemptor: Preemptor, *, binary: frozenset[str] = fro
     """The flavor assignment Kueue computes for ``preemptor`` on ``snap`` (``counts``: reduced pod
     counts, for partial admission)."""
     world = snap.world
-    why = world.unknown("ResourceFlavor")
-    if why is not None:
-        return Assignment(unknown=why)
-    flavors = {str(meta(f).get("name")): f for f in world.items("ResourceFlavor")}
-    if any(ps.topology for ps in preemptor.podsets) or _tas_only(snap, flavors):
+    unchecked = world.unknown("ResourceFlavor")
+    flavors = None if unchecked else {str(meta(f).get("name")): f for f in world.items("ResourceFlavor")}
+    if any(ps.topology for ps in preemptor.podsets) or (flavors is not None and _tas_only(snap, flavors)):
         return Assignment(unknown=TAS_UNKNOWN)
     ctx = _Context(snap=snap, preemptor=preemptor, flavors=flavors, binary=frozenset(binary), v19=world.v19,
                    fungibility_gate=world.gate("FlavorFungibility"))
@@ -172,6 +173,8 @@ def assign(snap: Snapshot, preemptor: Preemptor, *, binary: frozenset[str] = fro
     podsets = [ps.scaled(counts[ps.name]) if counts and ps.name in counts else ps for ps in preemptor.podsets]
     covers_pods = snap.rules.group_of("pods") is not None
     asg = Assignment()
+    if unchecked:
+        asg.caveats.append(f"whether each flavor suits the pod sets (taints, node labels) is not checked: {unchecked}")
     for number, members in enumerate(groups := _groups(podsets)):
         own = [dict(ps.requests, **({"pods": ps.count} if covers_pods else {})) for ps in members]
         requests: dict[str, int] = {}

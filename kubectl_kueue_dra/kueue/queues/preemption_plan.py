@@ -33,6 +33,9 @@ def plan(snap: Snapshot, preemptor: Preemptor, asg: Assignment) -> PreemptionPla
     """None unless the assignment needs preemption."""
     if asg.unknown is not None or asg.mode != "Preempt":
         return None
+    policy = snap.rules.policy
+    if policy.within_cluster_queue == NEVER and (snap.node.parent is None or policy.reclaim_within_cohort == NEVER):
+        return PreemptionPlan(possible=False, why=why_not(snap, preemptor, asg.preempt_pairs()))
     unknown = preemption.unknown_reason(snap)
     if unknown is not None:
         return PreemptionPlan(possible=None, unknown=unknown)

@@ -34,6 +34,7 @@ from .world import (
     condition,
     effective_priority,
     is_true,
+    memo,
     meta,
     parse_time,
     queue_order_time,
@@ -96,7 +97,7 @@ def not_queued(wl: Obj, world: QueueWorld) -> str | None:
     name, ns = spec(wl).get("queueName"), meta(wl).get("namespace")
     if not name:
         return "it names no LocalQueue"
-    lq = world.named("LocalQueue", name, ns)
+    lq = _local_queues(world).get((str(ns), str(name)))
     if lq is None:
         return f"LocalQueue {ns}/{name} does not exist"
     if spec(lq).get("stopPolicy") in ("Hold", "HoldAndDrain"):
@@ -107,14 +108,24 @@ def not_queued(wl: Obj, world: QueueWorld) -> str | None:
     return None
 
 
+def _local_queues(world: QueueWorld) -> dict[tuple[str, str], Obj]:
+    return memo(world, "LocalQueue", "index", lambda: {
+        (str(meta(lq).get("namespace")), str(meta(lq).get("name"))): lq for lq in world.items("LocalQueue")})
+
+
 def cluster_queue_of(wl: Obj, world: QueueWorld) -> str | None:
-    lq = world.named("LocalQueue", spec(wl).get("queueName"), meta(wl).get("namespace"))
+    lq = _local_queues(world).get((str(meta(wl).get("namespace")), str(spec(wl).get("queueName"))))
     cq = spec(lq or {}).get("clusterQueue")
     return str(cq) if cq else None
 
 
 def pending(world: QueueWorld, cluster_queue: str) -> list[Queued]:
     """The pending workloads of ``cluster_queue`` in Kueue's order."""
+    lists = f"{id(world.local_queues)}/{id(world.cluster_queues)}"
+    return list(memo(world, "Workload", f"pending:{cluster_queue}:{lists}", lambda: _pending(world, cluster_queue)))
+
+
+def _pending(world: QueueWorld, cluster_queue: str) -> list[Queued]:
     cq = world.named("ClusterQueue", cluster_queue) or {}
     best_effort = (spec(cq).get("queueingStrategy") or "BestEffortFIFO") == "BestEffortFIFO"
     out = []

@@ -182,7 +182,8 @@ def cohort_of(cq: dict[str, Any]) -> str | None:
     return spec.get("cohortName") or spec.get("cohort") or None
 
 
-def _reserved(cq: dict[str, Any]) -> dict[FlavorResource, int]:
+def reservation(cq: dict[str, Any]) -> dict[FlavorResource, int]:
+    """The ClusterQueue's ``status.flavorsReservation``: the quota its workloads hold, as Kueue sums it."""
     out: dict[FlavorResource, int] = {}
     for fu in (cq.get("status") or {}).get("flavorsReservation") or []:
         for r in fu.get("resources") or []:
@@ -225,7 +226,7 @@ def build_tree(cluster_queues: Sequence[dict[str, Any]], cohorts: Sequence[dict[
     queues: dict[str, Node] = {}
     for obj in cluster_queues:
         name = (obj.get("metadata") or {}).get("name") or ""
-        held = dict(usage.get(name) or {}) if usage is not None else _reserved(obj)
+        held = dict(usage.get(name) or {}) if usage is not None else reservation(obj)
         node = Node("ClusterQueue", name, _quotas(obj.get("spec") or {}), reserved=held)
         parent_name = cohort_of(obj)
         if parent_name:

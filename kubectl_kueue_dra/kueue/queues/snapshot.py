@@ -2,9 +2,11 @@
 Workload holds, the ClusterQueues' rules (resource groups, preemption policies, flavor
 fungibility), and the workload being scheduled (``Preemptor``).
 
-Usage comes from the Workloads holding quota (``HasActiveQuotaReservation``, their
-``status.admission``). When the Workloads cannot be read, from each ClusterQueue's
-``status.flavorsReservation`` (Kueue's own sum): quotas are then known, preemption is not.
+Usage is each ClusterQueue's ``status.flavorsReservation``, Kueue's own sum over every namespace
+(a snapshot may hold the Workloads of some namespaces only); a ClusterQueue without it gets the sum
+of the Workloads holding quota in it (``HasActiveQuotaReservation``, their ``status.admission``).
+The Workloads are the preemption candidates: when they cannot be read, quotas are known and
+preemption is not.
 
 What the objects cannot show (spec §3): usage other heads added earlier in the same cycle, and
 capacity reserved for a "preempt without candidates" head. The model sees persisted state only.
@@ -20,7 +22,7 @@ from datetime import datetime
 from typing import Any
 
 from .modes import Fungibility
-from .quota_tree import Node, TreeError, build_tree, cohort_of
+from .quota_tree import Node, TreeError, build_tree, cohort_of, reservation
 from .world import FlavorResource, QueueWorld, WorkloadInfo, condition, holders, meta, spec
 
 Obj = dict[str, Any]
@@ -146,16 +148,25 @@ class Snapshot:
         #: why preemption cannot be simulated (None: it can)
         self.workloads_unknown = world.unknown("Workload")
         self.by_queue: dict[str, list[WorkloadInfo]] = {}
-        usage: dict[str, dict[FlavorResource, int]] | None = None
-        if self.workloads_unknown is None:
-            usage = {}
-            for info in holders(world):
-                if info.key == exclude or info.cluster_queue is None:
-                    continue
-                self.by_queue.setdefault(info.cluster_queue, []).append(info)
-                held = usage.setdefault(info.cluster_queue, {})
-                for fr, v in info.usage.items():
-                    held[fr] = held.get(fr, 0) + v
+        usage = {str(meta(q).get("name")): reservation(q) for q in queues if _has_reservation(q)}
+        summed: dict[str, dict[FlavorResource, int]] = {}
+        for info in holders(world) if self.workloads_unknown is None else []:
+            queue = info.cluster_queue or ""
+            if info.key == exclude:
+                if queue in usage:  # Kueue's sum includes it: take it out
+                    for fr, v in info.usage.items():
+                        usage[queue][fr] = usage[queue].get(fr, 0) - v
+                continue
+            self.by_queue.setdefault(queue, []).append(info)
+            held = summed.setdefault(queue, {})
+            for fr, v in info.usage.items():
+                held[fr] = held.get(fr, 0) + v
+        for q in queues:
+            name = str(meta(q).get("name"))
+            if name not in usage and self.workloads_unknown and (in_cohort or name == self.rules.name):
+                raise TreeError(f"the quota ClusterQueue {name} holds is unknown: it has no "
+                                f"status.flavorsReservation and {self.workloads_unknown}")
+            usage.setdefault(name, summed.get(name, {}))
         self.nodes = build_tree([q for q in queues if meta(q).get("name") == self.rules.name or in_cohort],
                                 list(world.items("Cohort")) if in_cohort else [], usage)
         self.node = self.nodes[self.rules.name]
@@ -183,6 +194,10 @@ class Snapshot:
     @property
     def fair_sharing(self) -> bool | None:
         return self.world.fair_sharing
+
+
+def _has_reservation(cluster_queue: Obj) -> bool:
+    return isinstance((cluster_queue.get("status") or {}).get("flavorsReservation"), list)
 
 
 def _inactive(cluster_queue: Obj) -> bool:

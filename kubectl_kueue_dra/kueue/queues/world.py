@@ -16,15 +16,16 @@ Pure: objects in, facts out.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import Any, TypeVar
 
 from ...dra.quantity import QuantityError, parse_quantity
 from ..units import kueue_int
 
 Obj = dict[str, Any]
+T = TypeVar("T")
 FlavorResource = tuple[str, str]
 
 #: the gates the queue model follows: (default in 0.18, default in 0.19)
@@ -246,7 +247,26 @@ def workload_info(wl: Obj, world: QueueWorld) -> WorkloadInfo:
                         usage=admission_usage(wl), evicted=is_true(wl, "Evicted"), reserved_since=since)
 
 
+_MEMO: dict[tuple[Any, ...], tuple[object, Any]] = {}
+
+
+def memo(world: QueueWorld, kind: str, what: str, build: Callable[[], T]) -> T:
+    """``build()`` once per list object of ``kind`` (the view hands every explain of a run the
+    same list) and gate settings: ``explain`` of every workload parses each list once."""
+    source = getattr(world, _LISTS[kind])
+    key = (id(source), kind, what, tuple(sorted(world.gates.items())), world.version, world.requeuing_timestamp)
+    hit = _MEMO.get(key)
+    if hit is not None and hit[0] is source:
+        return hit[1]  # type: ignore[no-any-return]
+    if len(_MEMO) > 32:
+        _MEMO.clear()
+    value = build()
+    _MEMO[key] = (source, value)  # the list is kept, so its id is not reused while cached
+    return value
+
+
 def holders(world: QueueWorld) -> list[WorkloadInfo]:
     """The Workloads that hold quota now (every namespace), in the list's order."""
-    return [workload_info(wl, world) for wl in world.items("Workload")
-            if holds_quota(wl) and ((wl.get("status") or {}).get("admission") or {}).get("clusterQueue")]
+    return list(memo(world, "Workload", "holders", lambda: [
+        workload_info(wl, world) for wl in world.items("Workload")
+        if holds_quota(wl) and ((wl.get("status") or {}).get("admission") or {}).get("clusterQueue")]))

@@ -89,6 +89,16 @@ CONDITION_CAUSES: list[tuple[str, str, str, str]] = [
      "the workload asks for more than the ClusterQueue can ever get: its nominal quota plus what the cohort "
      "tree can lend it (other queues' lendingLimit, nested cohorts' quotas), capped by its borrowingLimit",
      "raise the ClusterQueue's nominalQuota / borrowingLimit (or other queues' lendingLimit) or shrink the workload"),
+    (r"doesn't match node affinity", "NodeAffinityMismatch",
+     "the pod's nodeSelector or required node affinity excludes the flavor's nodeLabels (Kueue compares only the "
+     "label keys each flavor sets)",
+     "change the job's node selection, or the nodeLabels of a ResourceFlavor of the ClusterQueue"),
+    (r"untolerated taint", "UntoleratedTaint",
+     "a flavor's nodeTaints (NoSchedule/NoExecute) are not tolerated by the pod or by the flavor's own tolerations",
+     "add the toleration to the job's pod template, or to the ResourceFlavor's spec.tolerations"),
+    (r"^couldn't assign flavors to pod set .*flavor \S+ not found", "FlavorNotFound",
+     "the ClusterQueue names a ResourceFlavor that does not exist",
+     "create the ResourceFlavor, or remove it from the ClusterQueue's resourceGroups"),
 ]
 
 
