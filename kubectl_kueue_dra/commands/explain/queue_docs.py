@@ -7,12 +7,13 @@ Pure: the model in, JSON-ready dicts out.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ...kueue.queues.assignment import Assignment, FlavorTry, PodSetOutcome
 from ...kueue.queues.modes import MODE_NAMES
 from ...kueue.queues.preemption import Target
-from ...kueue.queues.world import condition, holds_quota, meta
+from ...kueue.queues.world import QueueWorld, condition, holds_quota, memo, meta
 from ...kueue.units import format_usage
 from ...kueue.workloads.status import cause_of
 from .queue_model import QueueModel
@@ -103,19 +104,26 @@ def _ref(obj: Obj) -> dict[str, Any]:
     return {"namespace": m.get("namespace"), "name": m.get("name")}
 
 
+_PREEMPTOR_UID = re.compile(r"^Preempted to accommodate a workload \(UID: ([^,]*),")
+
+
+def _victims(world: QueueWorld) -> dict[str, list[Obj]]:
+    """Preemptor UID -> the workloads still holding quota that Kueue evicted for it."""
+    out: dict[str, list[Obj]] = {}
+    for wl in world.items("Workload"):
+        preempted = condition(wl, "Preempted")
+        if preempted and preempted.get("status") == "True" and holds_quota(wl):
+            found = _PREEMPTOR_UID.match(str(preempted.get("message") or ""))
+            if found:
+                out.setdefault(found.group(1), []).append(wl)
+    return out
+
+
 def victims_of(model: QueueModel) -> list[Obj]:
     """Workloads still holding quota that Kueue evicted for this workload (their Preempted
     condition names its UID)."""
     uid = model.preemptor.uid if model.preemptor else ""
-    if not uid:
-        return []
-    out = []
-    for wl in model.world.items("Workload"):
-        preempted = condition(wl, "Preempted")
-        if holds_quota(wl) and preempted and preempted.get("status") == "True" and \
-                f"(UID: {uid}," in str(preempted.get("message") or ""):
-            out.append(wl)
-    return out
+    return list(memo(model.world, "Workload", "victims", lambda: _victims(model.world)).get(uid, [])) if uid else []
 
 
 def preemption_doc(model: QueueModel) -> dict[str, Any] | None:

@@ -23,7 +23,7 @@ from typing import Any
 
 from .modes import Fungibility
 from .quota_tree import Node, TreeError, build_tree, cohort_of, reservation
-from .world import FlavorResource, QueueWorld, WorkloadInfo, condition, holders, meta, spec
+from .world import FlavorResource, QueueWorld, WorkloadInfo, condition, holders, memo, meta, spec
 
 Obj = dict[str, Any]
 NEVER = "Never"
@@ -147,20 +147,19 @@ class Snapshot:
             queues.append(cluster_queue)
         #: why preemption cannot be simulated (None: it can)
         self.workloads_unknown = world.unknown("Workload")
-        self.by_queue: dict[str, list[WorkloadInfo]] = {}
         usage = {str(meta(q).get("name")): reservation(q) for q in queues if _has_reservation(q)}
-        summed: dict[str, dict[FlavorResource, int]] = {}
-        for info in holders(world) if self.workloads_unknown is None else []:
-            queue = info.cluster_queue or ""
-            if info.key == exclude:
-                if queue in usage:  # Kueue's sum includes it: take it out
-                    for fr, v in info.usage.items():
+        grouped, sums = _grouped(world) if self.workloads_unknown is None else ({}, {})
+        self.by_queue = {queue: list(infos) for queue, infos in grouped.items()}
+        summed = {queue: dict(held) for queue, held in sums.items()}
+        for queue, infos in grouped.items():
+            for info in infos:
+                if info.key != exclude:
+                    continue
+                self.by_queue[queue] = [i for i in infos if i is not info]
+                for fr, v in info.usage.items():
+                    summed[queue][fr] -= v
+                    if queue in usage:  # Kueue's sum includes it: take it out
                         usage[queue][fr] = usage[queue].get(fr, 0) - v
-                continue
-            self.by_queue.setdefault(queue, []).append(info)
-            held = summed.setdefault(queue, {})
-            for fr, v in info.usage.items():
-                held[fr] = held.get(fr, 0) + v
         for q in queues:
             name = str(meta(q).get("name"))
             if name not in usage and self.workloads_unknown and (in_cohort or name == self.rules.name):
@@ -194,6 +193,21 @@ class Snapshot:
     @property
     def fair_sharing(self) -> bool | None:
         return self.world.fair_sharing
+
+
+def _grouped(world: QueueWorld) -> tuple[dict[str, list[WorkloadInfo]], dict[str, dict[FlavorResource, int]]]:
+    """The Workloads holding quota per ClusterQueue, and what they hold in sum (once per list)."""
+    def build() -> tuple[dict[str, list[WorkloadInfo]], dict[str, dict[FlavorResource, int]]]:
+        by_queue: dict[str, list[WorkloadInfo]] = {}
+        sums: dict[str, dict[FlavorResource, int]] = {}
+        for info in holders(world):
+            queue = info.cluster_queue or ""
+            by_queue.setdefault(queue, []).append(info)
+            held = sums.setdefault(queue, {})
+            for fr, v in info.usage.items():
+                held[fr] = held.get(fr, 0) + v
+        return by_queue, sums
+    return memo(world, "Workload", "grouped", build)
 
 
 def _has_reservation(cluster_queue: Obj) -> bool:
