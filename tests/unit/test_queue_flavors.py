@@ -349,6 +349,8 @@ def test_preempt_before_trying_the_next_flavor():  # upstream: "preempt before t
     assert asg.podsets[0].modes == {"cpu": "Preempt", "pods": "Fit"}
     assert tried(asg) == [("one", "preempt"), ("two", "notTried")]
     assert asg.message == msg(("main", ["insufficient unused quota for cpu in flavor one, 1 more needed"]))
+    # it stays pending while the victims leave; the next cycle may start at flavor two
+    assert any("resume" in c for c in asg.caveats)
 
 
 def test_by_default_the_next_flavor_is_tried_before_preempting():  # upstream: "preempt try next flavor"
@@ -380,7 +382,7 @@ def test_borrow_before_trying_the_next_flavor():  # upstream: "borrow before try
     asg = run(w(*_borrowing_queue("10")), ps(requests={"cpu": "9"}))
     assert asg.podsets[0].flavors["cpu"] == "one" and asg.borrowing == 1
     assert tried(asg) == [("one", "borrow"), ("two", "notTried")]
-    assert asg.caveats and "resume" in asg.caveats[0]
+    assert asg.caveats == []  # admitted at once: where the scan stopped does not matter
 
 
 def test_borrow_within_cohort_lets_a_borrowing_flavor_preempt():  # upstream: "when borrowing while preemption is needed for flavor one; WhenCanBorrow=MayStopSearch"

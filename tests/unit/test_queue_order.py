@@ -96,7 +96,8 @@ def test_local_queue_position_is_per_namespace_in_019_and_per_name_in_018():
             workload("x", namespace="a", created=at(0)), workload("y", namespace="b", created=at(1))]
     y = objs[-1]
     assert position(world(*objs), y)[0].in_local_queue == 0
-    assert position(world(*objs, version="0.18.4"), y)[0].in_local_queue == 1
+    old = position(world(*objs, version="0.18.4"), y)[0]
+    assert old.in_local_queue == 1 and "by name only" in old.caveats[0]
 
 
 def test_strict_fifo_names_the_blocking_head():

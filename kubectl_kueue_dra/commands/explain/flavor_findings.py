@@ -134,11 +134,14 @@ def _preemption_findings(model: QueueModel) -> list[dict[str, Any]]:
     if plan.possible is None:
         return [finding("info", "PreemptionUnknown", f"whether Kueue can preempt for it is unknown: {plan.unknown}",
                         None)]
+    never = model.snapshot is not None and model.snapshot.rules.policy.within_cluster_queue == "Never"
+    fix = (f"wait for them to finish, or let ClusterQueue {cq} preempt lower-priority workloads: kubectl patch "
+           f"clusterqueue {cq} --type=merge -p "
+           "'{\"spec\":{\"preemption\":{\"withinClusterQueue\":\"LowerPriority\"}}}'") if never else \
+        "wait for them to finish, or give the workload a higher priority (kueue.x-k8s.io/priority-class)"
     return [finding("info", "NoPreemptionCandidates",
-                    f"it needs quota that other workloads hold, and Kueue may preempt none of them: {plan.why}",
-                    f"wait for them to finish, raise the workload's priority, or allow preemption in ClusterQueue "
-                    f"{cq}: kubectl patch clusterqueue {cq} --type=merge -p "
-                    "'{\"spec\":{\"preemption\":{\"withinClusterQueue\":\"LowerPriority\"}}}'", predicted=True)]
+                    f"it needs quota that other workloads hold, and Kueue may preempt none of them: {plan.why}", fix,
+                    predicted=True)]
 
 
 def model_findings(model: QueueModel, binary: set[str], said: str | None) -> list[dict[str, Any]]:

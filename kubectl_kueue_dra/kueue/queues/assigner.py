@@ -140,7 +140,8 @@ def _search(ctx: _Context, members: list[PodSetRequest], requests: dict[str, int
     search.best = best
     if best is not None:
         best.chosen = True
-        search.stopped_early = stopped and best is not search.tries[-1]
+        # the scan memory matters only for a workload that stays pending after this search
+        search.stopped_early = stopped and best is not search.tries[-1] and best_mode.mode != FIT
     if best is None or best_mode.mode != FIT:
         search.reasons = [r for t in search.tries if t.mode is not None for r in t.reasons()]
     return search

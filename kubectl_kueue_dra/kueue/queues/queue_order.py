@@ -178,6 +178,10 @@ def position(world: QueueWorld, wl: Obj) -> tuple[Position | None, str | None]:
     strategy = spec(cq).get("queueingStrategy") or "BestEffortFIFO"
     pos = Position(cluster_queue=cq_name, strategy=strategy, in_cluster_queue=index, in_local_queue=len(same_lq),
                    pending=queue, head=queue[0])
+    own = sum(1 for q in queue[:index] if q.local_queue == me.local_queue and q.namespace == me.namespace)
+    if own != pos.in_local_queue:
+        pos.caveats.append(f"Kueue {world.version} counts LocalQueues by name only in the ClusterQueue's list: "
+                           f"{own} ahead in LocalQueue {me.namespace}/{me.local_queue} itself")
     if queue[0].sticky:
         pos.caveats.append(f"{queue[0].key} comes first: it waits for the workloads it preempted")
     if strategy == "StrictFIFO":
