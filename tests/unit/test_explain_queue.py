@@ -79,6 +79,7 @@ def test_preemption_names_the_targets_and_kueues_suffix():
     doc = doc_of(_preemption_world(), "high")
     p = doc["preemption"]
     assert p["role"] == "preemptor" and p["possible"] is True and p["predicted"]
+    assert (p["priority"], p["prioritySource"]) == (10, "the default (no priority class)")
     assert [(t["name"], t["reason"], t["priority"]) for t in p["targets"]] == [("low", "InClusterQueue", -1)]
     assert doc["queue"]["verdict"]["message"] == ("couldn't assign flavors to pod set main: insufficient unused quota "
                                                   "for cpu in flavor default, 2 more needed. Pending the preemption of "

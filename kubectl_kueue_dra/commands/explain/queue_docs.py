@@ -135,7 +135,10 @@ def preemption_doc(model: QueueModel) -> dict[str, Any] | None:
     targets = [{"namespace": t.info.namespace, "name": t.info.name, "priority": t.info.priority,
                 "clusterQueue": t.info.cluster_queue, "reason": t.reason, "evicted": t.info.evicted}
                for t in (plan.targets if plan else [])]
-    return {"role": "preemptor", "possible": plan.possible if plan else None, "targets": targets,
+    prio = model.priority
+    return {"role": "preemptor", "priority": prio.value if prio else None,
+            "prioritySource": prio.source if prio else None, "possible": plan.possible if plan else None,
+            "targets": targets,
             "waitingFor": [dict(_ref(w), clusterQueue=((w.get("status") or {}).get("admission") or {})
                                 .get("clusterQueue")) for w in waiting],
             "why": plan.why if plan else None, "unknown": plan.unknown if plan else None, "predicted": True}
