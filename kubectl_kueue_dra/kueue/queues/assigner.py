@@ -212,6 +212,8 @@ def assign(snap: Snapshot, preemptor: Preemptor, *, binary: frozenset[str] = fro
                 if s.best is not None:
                     chosen.update(dict.fromkeys(s.resources, s.best))
             error = None
+        if len(variants) >= MAX_VARIANTS * 4:
+            asg.caveats.append("Kueue can write more messages than the ones listed (too many orders to list)")
         failed = False
         for ps, reqs in zip(members, own):
             outcome = PodSetOutcome(name=ps.name, requests=reqs, searches=searches, reasons=list(reasons),

@@ -206,4 +206,4 @@ class Assignment:
         if self.unknown is not None or any(ps.error is not None for ps in self.podsets):
             return None
         found = self.messages()
-        return found[0] if len(found) == 1 and len(found) < MAX_VARIANTS else None
+        return found[0] if len(found) == 1 else None
