@@ -45,7 +45,7 @@ def test_a_node_selector_no_flavor_matches():
     pending = workload("job", pod_spec={"nodeSelector": {"gpu": "h100"}})
     doc = doc_of([*GPU_FLAVORS, GPU_CQ, local_queue("lq", "cq"), pending], "job")
     ps = doc["podSets"][0]
-    assert ps["flavors"] is None and ps["flavorsSource"] is None
+    assert ps["flavors"] is None and ps["flavorsSource"] is None and ps["flavorsMode"] == "NoFit"
     assert [(t["flavor"], t["outcome"]) for t in ps["flavorsTried"]] == [("a100", "noFit"), ("t4", "noFit")]
     assert doc["queue"]["verdict"]["message"] == ("couldn't assign flavors to pod set main: flavor a100 doesn't match "
                                                   "node affinity, flavor t4 doesn't match node affinity")

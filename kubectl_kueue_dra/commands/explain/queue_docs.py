@@ -37,17 +37,20 @@ def _try_doc(t: FlavorTry) -> dict[str, Any]:
 
 
 def podset_fields(model: QueueModel, name: str) -> dict[str, Any]:
-    """``flavors``, ``flavorsSource``, ``flavorsTried`` and ``flavorsAgree`` of one pod set."""
+    """``flavors``, ``flavorsSource``, ``flavorsTried``, ``flavorsAgree`` and ``flavorsMode`` (the
+    pod set's mode in the model's search: Fit, Preempt or NoFit) of one pod set."""
     asg = model.assignment
     outcome = _outcome(asg, name)
     predicted = dict(outcome.flavors) if outcome is not None and outcome.flavors else None
     tried = None if outcome is None else [_try_doc(t) for s in outcome.searches for t in s.tries]
+    mode = outcome.mode if outcome is not None else None
     recorded = model.recorded.get(name) if model.holds_quota else None
     if recorded:
         agree = None if asg is None or asg.unknown is not None or outcome is None else predicted == recorded
-        return {"flavors": recorded, "flavorsSource": "recorded", "flavorsTried": tried, "flavorsAgree": agree}
+        return {"flavors": recorded, "flavorsSource": "recorded", "flavorsTried": tried, "flavorsAgree": agree,
+                "flavorsMode": mode}
     return {"flavors": predicted, "flavorsSource": "predicted" if predicted else None, "flavorsTried": tried,
-            "flavorsAgree": None}
+            "flavorsAgree": None, "flavorsMode": mode}
 
 
 def pending_preemption(model: QueueModel) -> list[Target]:
@@ -71,7 +74,9 @@ def verdict_doc(model: QueueModel, binary: set[str]) -> dict[str, Any] | None:
     asg = model.assignment
     if asg is None or asg.unknown is not None or asg.mode == "Fit":
         return None
-    failing = next(p for p in asg.podsets if not p.fit)
+    failing = next((p for p in asg.podsets if not p.fit), None)
+    if failing is None:  # a Workload without pod sets (the API server does not allow one)
+        return None
     message = predicted_message(model)
     codes = {r.code for p in asg.podsets for r in p.reasons}
     found = cause_of(message) if message else None

@@ -171,7 +171,9 @@ def position(world: QueueWorld, wl: Obj) -> tuple[Position | None, str | None]:
         return None, "the order by LocalQueue usage (admission fair sharing) is not modelled"
     queue = pending(world, cq_name)
     key = f"{meta(wl).get('namespace')}/{meta(wl).get('name')}"
-    index = next(i for i, q in enumerate(queue) if q.key == key)
+    index = next((i for i, q in enumerate(queue) if q.key == key), None)
+    if index is None:
+        return None, "it is not among the Workloads listed"
     me = queue[index]
     same_lq = [q for q in queue[:index] if q.local_queue == me.local_queue
                and (q.namespace == me.namespace or not world.v19)]
