@@ -49,18 +49,32 @@ MAPPING = _obj({"name": _STR, "deviceClassNames": _STRS, "sources": {"type": "ar
 MAP = _obj({"target": OBJECT_REF, "mappings": {"type": "array", "items": MAPPING}, "findings": FINDINGS,
             "kueueVersion": _NSTR, "partial": _BOOL, "source": _STR})
 
+FLAVOR_TRIED = _obj({"resourceGroup": {"type": "integer"}, "flavor": _STR,
+                     "outcome": {"enum": ["fit", "borrow", "preempt", "noFit", "notTried"]},
+                     "reasons": {"type": "array", "items": _obj({"code": _STR, "resource": _NSTR, "message": _STR})},
+                     "chosen": _BOOL, "predicted": _BOOL})
 POD_SET = _obj({"name": _STR, "count": {"type": ["integer", "null"]},
                 "charge": {"type": ["object", "null"], "additionalProperties": _STR},
-                "lines": {"type": "array"}})
+                "lines": {"type": "array"},
+                "flavors": {"type": ["object", "null"], "additionalProperties": _STR},
+                "flavorsSource": {"enum": ["recorded", "predicted", None]},
+                "flavorsTried": {"type": ["array", "null"], "items": FLAVOR_TRIED},
+                "flavorsAgree": _NBOOL})
 _NOBJ = {"type": ["object", "null"]}
 ADMISSION_CHECK = _obj({"name": _STR, "state": _NSTR, "message": _NSTR, "controllerName": _NSTR, "active": _NBOOL,
                         "exists": _NBOOL, "onFlavors": _STRS})
 EVICTION = {"type": ["object", "null"], "required": ["reason", "message", "since", "active", "requeued",
                                                       "requeueReason", "requeueAt", "requeueCount", "cause"],
             "properties": {"reason": _NSTR, "message": _NSTR, "active": _BOOL, "requeued": _NBOOL, "cause": _NSTR}}
-PREEMPTION = {"type": ["object", "null"], "required": ["role"], "properties": {"role": {"enum": ["victim", "preemptor"]}}}
+TARGET = _obj({"namespace": _STR, "name": _STR, "priority": {"type": "integer"}, "clusterQueue": _NSTR,
+               "reason": {"enum": ["InClusterQueue", "InCohortReclamation", "InCohortReclaimWhileBorrowing"]}})
+PREEMPTION = {"type": ["object", "null"], "required": ["role"],
+              "properties": {"role": {"enum": ["victim", "preemptor"]}, "possible": _NBOOL,
+                             "targets": {"type": "array", "items": TARGET}, "waitingFor": {"type": "array"},
+                             "why": _NSTR}}
 POSITION = {"type": ["object", "null"], "required": ["source"],
-            "properties": {"clusterQueue": {"type": ["integer", "null"]}, "localQueue": {"type": ["integer", "null"]},
+            "properties": {"clusterQueue": {"type": ["integer", "null"], "minimum": 0},
+                           "localQueue": {"type": ["integer", "null"], "minimum": 0},
                            "source": {"enum": ["visibility", "derived", None]}}}
 EXPLAIN = _obj({"workload": {"type": ["object", "null"]}, "manifest": {"type": ["string", "null"]},
                 "kueueVersion": _NSTR, "kueueVersionSource": _NSTR, "kueueGates": GATES,

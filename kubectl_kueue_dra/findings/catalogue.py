@@ -27,7 +27,8 @@ KUEUE_WORDS = frozenset(c.name for c in (
     lifecycle.AdmissionGated, lifecycle.AdmissionCheckPending, lifecycle.AdmissionCheckRetry,
     lifecycle.AdmissionCheckRejected, lifecycle.LocalQueueStopped, queues.ClusterQueueStopped,
     lifecycle.RequeuingLimitExceeded, lifecycle.MaximumExecutionTimeExceeded, lifecycle.EvictedOnManagerCluster,
-    lifecycle.PodsReadyTimeout, lifecycle.NodeFailures, lifecycle.FlavorMigration, lifecycle.Deactivated))
+    lifecycle.PodsReadyTimeout, lifecycle.NodeFailures, lifecycle.FlavorMigration, lifecycle.Deactivated,
+    queues.FlavorNotFound))
 
 
 def codes_of(module: ModuleType) -> list[Code]:

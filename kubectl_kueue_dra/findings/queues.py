@@ -66,7 +66,7 @@ QuotaExhausted = Code(
     variants={"kueue-condition": "wait, raise nominalQuota, or allow borrowing in a cohort; see who holds it: "
                                  "kubectl kueue-dra queues --workloads"})
 ExceedsQuota = Code(
-    "ExceedsQuota", "error",
+    "ExceedsQuota", ("error", "info"),
     means="The workload asks for more than the ClusterQueue can ever get (its nominal quota plus what the "
           "cohort tree can lend it, capped by its borrowingLimit): it waits forever.",
     fix="raise nominalQuota of {resource} in ClusterQueue {cluster_queue}, or shrink the workload; see "
@@ -87,7 +87,7 @@ WhatIfFit = Code(
     means="Whether a what-if workload (explain -f) would fit its ClusterQueue now: info when it would, a "
           "warning when it would not, now or ever.",
     fix="see the quota table: raise nominalQuota or wait",
-    variants={"never": "raise the quota or shrink the workload", "fits": None})
+    variants={"never": "raise the quota or shrink the workload", "fits": None, "unknown": None, "preempt": None})
 PartiallyAdmitted = Code(
     "PartiallyAdmitted", "info",
     means="Kueue admitted fewer pods of a pod set than it asks for (partial admission) and charges only those.")
@@ -124,3 +124,61 @@ CohortCycle = Code(
     means="The Cohorts' parentName links form a cycle: Kueue cannot build the cohort tree, so what each "
           "ClusterQueue can borrow is unknown.",
     fix="set spec.parentName of one of these Cohorts so that they form a tree")
+
+# The scheduler's flavor search and preemption, as the queue model predicts them
+NodeAffinityMismatch = Code(
+    "NodeAffinityMismatch", ("error", "info"),
+    means="The pod's nodeSelector or required node affinity excludes a flavor's nodeLabels (Kueue compares only "
+          "the label keys each flavor sets): an error when no flavor is left, info when other flavors remain.",
+    fix="change the required node affinity of the job's pod template, or the nodeLabels of a flavor",
+    variants={"selector": "{change}add {key}: {value} to the nodeLabels of a flavor whose nodes carry that label: "
+                          "kubectl patch resourceflavor {flavor} --type=merge -p '{patch}'"})
+UntoleratedTaint = Code(
+    "UntoleratedTaint", ("error", "info"),
+    means="A flavor's nodeTaints (NoSchedule/NoExecute) are tolerated neither by the pod nor by the flavor's own "
+          "tolerations.",
+    fix="add to the job's pod template: tolerations: [{toleration}], or give ResourceFlavor {flavor} that "
+        "toleration in spec.tolerations",
+    variants={"kueue-condition": "add the toleration to the job's pod template, or to the ResourceFlavor's "
+                                 "spec.tolerations"})
+FlavorNotFound = Code(
+    "FlavorNotFound", ("error", "warning"),
+    means="The ClusterQueue names a ResourceFlavor that does not exist.",
+    fix="create ResourceFlavor {flavor} (apiVersion kueue.x-k8s.io/v1beta2), or remove it from the resourceGroups "
+        "of ClusterQueue {cluster_queue}",
+    variants={"kueue-condition": "create the ResourceFlavor, or remove it from the ClusterQueue's resourceGroups"})
+TopologyMismatch = Code(
+    "TopologyMismatch", "info",
+    means="A flavor serves only pod sets that request topology-aware scheduling; the pod set does not.")
+Preempting = Code(
+    "Preempting", "info",
+    means="Kueue makes room for the workload by preempting others (predicted), or already preempted them and "
+          "waits for their quota.")
+PreemptionUnknown = Code(
+    "PreemptionUnknown", "info",
+    means="Whether Kueue can preempt for the workload is unknown; the reason is said.")
+NoPreemptionCandidates = Code(
+    "NoPreemptionCandidates", "info",
+    means="The workload needs quota others hold, and the ClusterQueue's preemption policy or their priorities "
+          "let Kueue preempt none of them.",
+    fix="wait for them to finish, or give the workload a higher priority (kueue.x-k8s.io/priority-class)",
+    variants={"never": "wait for them to finish, or let ClusterQueue {cluster_queue} preempt lower-priority "
+                       "workloads: kubectl patch clusterqueue {cluster_queue} --type=merge -p "
+                       "'{{\"spec\":{{\"preemption\":{{\"withinClusterQueue\":\"LowerPriority\"}}}}}}'"})
+BlockedByHead = Code(
+    "BlockedByHead", "warning",
+    means="The ClusterQueue is StrictFIFO and the workload first in line does not fit: Kueue looks at no workload "
+          "behind it until it is admitted or removed.",
+    fix="make room for {head}, or switch ClusterQueue {cluster_queue} to BestEffortFIFO: kubectl patch clusterqueue "
+        "{cluster_queue} --type=merge -p '{{\"spec\":{{\"queueingStrategy\":\"BestEffortFIFO\"}}}}'")
+FitsNow = Code(
+    "FitsNow", "info",
+    means="The workload fits now (predicted), but Kueue's last evaluation said otherwise: quota was freed since, "
+          "or a workload taken earlier in the same scheduling cycle held it.")
+FlavorsUnknown = Code(
+    "FlavorsUnknown", "info",
+    means="Which flavors Kueue would assign is unknown; the reason is said.")
+QueueModelCaveat = Code(
+    "QueueModelCaveat", "info",
+    means="Something Kueue's scheduler decides from that the objects do not show (e.g. the order of resources in "
+          "an older version); the prediction may differ.")

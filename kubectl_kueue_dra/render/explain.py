@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from .explain_queue import queue_truth_lines
+from .explain_queue import flavor_cell, flavor_lines, queue_truth_lines
 from .output import findings_text, table
 
 
@@ -70,10 +70,11 @@ def explain_text(doc: dict[str, Any], opts: Any) -> str:
             rows.append([ps["name"] if first else "", _count_cell(ps) if first else "", name,
                          "unknown" if name in unknown else ps["perPod"].get(name, ""),
                          "unknown" if name in unknown else ps["charge"][name],
-                         recorded.get(name, "-") if len(doc["podSets"]) == 1 else "-"])
+                         recorded.get(name, "-") if len(doc["podSets"]) == 1 else "-", flavor_cell(ps, name)])
             first = False
     if rows:
-        parts.append(table(["pod set", "count", "resource", "per pod", "charge", "recorded"], rows, opts.no_headers))
+        parts.append(table(["pod set", "count", "resource", "per pod", "charge", "recorded", "flavor"], rows,
+                           opts.no_headers))
     dra = doc["dra"]
     if dra["message"] and dra.get("afterAdmission"):
         parts.append("")
@@ -121,6 +122,11 @@ def explain_text(doc: dict[str, Any], opts: Any) -> str:
             for row, r in zip(rows, queue["quota"]):
                 row[5:5] = [r.get("maximumCapacity") or "unknown", r.get("available") or "unknown"]
         parts.append(table(head, rows, opts.no_headers))
+    tried = flavor_lines(doc) if (wide or not doc["admitted"]) else []
+    if tried:
+        parts.append("")
+        parts.append("Flavors tried, in Kueue's order (predicted):")
+        parts.extend(tried)
     events = doc.get("events")
     if events:
         parts.append("")

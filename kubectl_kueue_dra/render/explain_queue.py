@@ -1,7 +1,68 @@
-"""The queue truth of ``explain`` in a few lines of the table: the eviction, who preempted it,
-its admission checks, and its position in the queue (each only when the document has it)."""
+"""The queue truth of ``explain`` in a few lines of the table: the flavors each pod set's search
+tried, the eviction, who preempted it or whom it must preempt, its admission checks, and its
+position in the queue (each only when the document has it)."""
+
+from __future__ import annotations
 
 from typing import Any
+
+
+def flavor_cell(ps: dict[str, Any], resource: str) -> str:
+    """The flavor of a resource in the pod-set table: recorded, or "(predicted)"."""
+    flavor = (ps.get("flavors") or {}).get(resource)
+    if flavor is None:
+        return "-"
+    return flavor if ps.get("flavorsSource") == "recorded" else f"{flavor} (predicted)"
+
+
+def _try_text(t: dict[str, Any]) -> str:
+    outcome = t["outcome"]
+    if t.get("mode") and outcome == "preempt":
+        outcome = {"noPreemptionCandidates": "preempt, no candidates", "reclaim": "reclaim"}.get(t["mode"], outcome)
+    if t.get("borrowingLevel"):
+        outcome += f", borrowing at level {t['borrowingLevel']}"
+    reasons = "; ".join(r["message"] for r in t.get("reasons") or [] if r.get("message"))
+    return f"{t['flavor']} {outcome}" + (f" ({reasons})" if reasons else "") + (" ← chosen" if t.get("chosen") else "")
+
+
+def flavor_lines(doc: dict[str, Any]) -> list[str]:
+    """Per pod set and resource group, the flavors in Kueue's order with what each gave (nothing
+    when every group has one flavor and it fits)."""
+    tried = [t for ps in doc.get("podSets") or [] for t in ps.get("flavorsTried") or []]
+    groups_seen = {(ps["name"], t["resourceGroup"]) for ps in doc.get("podSets") or []
+                   for t in ps.get("flavorsTried") or []}
+    if len(tried) == len(groups_seen) and all(t["outcome"] == "fit" for t in tried):
+        return []
+    out = []
+    for ps in doc.get("podSets") or []:
+        tried = ps.get("flavorsTried")
+        if not tried:
+            continue
+        groups: dict[int, list[dict[str, Any]]] = {}
+        for t in tried:
+            groups.setdefault(t["resourceGroup"], []).append(t)
+        for group, tries in groups.items():
+            out.append(f"  {ps['name']}, resource group {group}: " + "; ".join(_try_text(t) for t in tries))
+    return out
+
+
+def preemption_lines(doc: dict[str, Any]) -> list[str]:
+    p = doc.get("preemption")
+    if not p or p.get("role") != "preemptor":
+        return []
+    out = []
+    if p.get("waitingFor"):
+        out.append("Waiting for " + str(len(p["waitingFor"])) + " preempted workload(s) to release their quota: "
+                   + ", ".join(f"{w['namespace']}/{w['name']}" for w in p["waitingFor"]))
+    if p.get("possible"):
+        out.append("Preemption (predicted): " + ", ".join(
+            f"{t['namespace']}/{t['name']} (priority {t['priority']}, {t['clusterQueue']}, {t['reason']})"
+            for t in p["targets"]))
+    elif p.get("possible") is False:
+        out.append(f"Preemption (predicted): none possible: {p.get('why')}")
+    elif p.get("unknown"):
+        out.append(f"Preemption: unknown: {p['unknown']}")
+    return out
 
 
 def _yes(value: Any) -> str:
@@ -48,13 +109,24 @@ def _check(c: dict[str, Any]) -> str:
     return f"  {c['name']}: {state} ({c.get('controllerName') or 'no controller'}, {claim}){message}"
 
 
-def _position(p: dict[str, Any]) -> str:
+def _nth(n: int) -> str:
+    return f"{n + 1}{'th' if 10 <= (n + 1) % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get((n + 1) % 10, 'th')}"
+
+
+def _position(p: dict[str, Any], queue: str | None) -> str:
     if p.get("unknown"):
         return f"Position: unknown — {p['unknown']}"
-    where = f"#{p['clusterQueue'] + 1} in ClusterQueue" if p.get("clusterQueue") is not None else ""
-    local = f", #{p['localQueue'] + 1} in its LocalQueue" if p.get("localQueue") is not None else ""
-    ahead = f" ({p['ahead']} ahead)" if p.get("ahead") is not None else ""
-    return f"Position: {where}{local}{ahead} [{p.get('source')}]"
+    text = f"Position ({p.get('source')}): "
+    if p.get("clusterQueue") is not None:
+        of = f" of {p['pending']} pending" if p.get("pending") is not None else ""
+        strategy = f" ({p['strategy']})" if p.get("strategy") else ""
+        text += f"{_nth(p['clusterQueue'])}{of} in ClusterQueue {queue}{strategy}"
+    if p.get("localQueue") is not None:
+        text += f", {_nth(p['localQueue'])} in its LocalQueue"
+    blocked = p.get("blockedBy")
+    if blocked:
+        text += f"; blocked by {blocked['namespace']}/{blocked['name']}, first in line"
+    return text
 
 
 def queue_truth_lines(doc: dict[str, Any]) -> list[str]:
@@ -63,12 +135,11 @@ def queue_truth_lines(doc: dict[str, Any]) -> list[str]:
         out.append(_eviction(doc["eviction"]))
     if doc.get("preemption"):
         line = _preemption(doc["preemption"])
-        if line:
-            out.append(line)
+        out.extend([line] if line else preemption_lines(doc))
     checks = doc.get("admissionChecks") or []
     if checks:
         out.append("Admission checks:")
         out.extend(_check(c) for c in checks)
     if doc.get("position"):
-        out.append(_position(doc["position"]))
+        out.append(_position(doc["position"], (doc.get("queue") or {}).get("clusterQueue")))
     return out

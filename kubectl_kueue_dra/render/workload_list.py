@@ -23,13 +23,21 @@ def _charge_cell(charge: dict[str, str]) -> str | None:
     return ",".join(f"{name}={value}" for name, value in charge.items()) or None
 
 
-HEAD = ["name", "owner", "local queue", "cluster queue", "state", "dra charge", "reason"]
+def _flavor_cell(s: dict[str, Any]) -> str:
+    """The flavors Kueue recorded, or the ones the model predicts, marked so."""
+    names = ",".join(s.get("flavors") or [])
+    if not names:
+        return "-"
+    return names if s.get("flavorsSource") == "recorded" else f"{names} (predicted)"
+
+
+HEAD = ["name", "owner", "local queue", "cluster queue", "flavor", "state", "dra charge", "reason"]
 
 
 def row(s: dict[str, Any], dra: dict[str, Any] | None, opts: Any) -> list[Any]:
     """One workload's cells (its summary); the namespace first with -A."""
     return ([s["namespace"]] if opts.all_namespaces else []) + [
-        s["name"], s["owner"], s["localQueue"], s["clusterQueue"], opts.style(s["state"]),
+        s["name"], s["owner"], s["localQueue"], s["clusterQueue"], _flavor_cell(s), opts.style(s["state"]),
         "unknown" if (dra or {}).get("unknown") else _charge_cell(s.get("draCharge") or {}), s["reason"] or "-"]
 
 

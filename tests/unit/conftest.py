@@ -1,5 +1,5 @@
-"""Unit tests: the shared helper modules in tests/ (``fuzz_mutations``, ``output_schema``) importable
-whatever the import mode."""
+"""Unit tests: the shared helper modules in tests/ (``fuzz_mutations``, ``output_schema``,
+``queue_model_helpers``) importable whatever the import mode."""
 
 import sys
 from pathlib import Path

@@ -266,8 +266,10 @@ def test_rules_come_from_the_configmap_only():
 
 def test_partial_admission_report_asks_the_quota_verdict_per_count():
     from kubectl_kueue_dra.commands.explain.partial_report import partial_admission_part
+    from kubectl_kueue_dra.commands.explain.queue_model import build
+    from kubectl_kueue_dra.commands.explain.subject import Subject
     from kubectl_kueue_dra.kueue.charge import ChargeResult
-    from kubectl_kueue_dra.kueue.queues.quota import QuotaWorld
+    from kubectl_kueue_dra.kueue.scheduler.world import QueueWorld
 
     def queue(name, gpus, reserved="0", cohort=None, lending=None):
         res = {"name": "example.com/gpu", "nominalQuota": gpus}
@@ -284,19 +286,26 @@ def test_partial_admission_report_asks_the_quota_verdict_per_count():
     ps = charge(spec(c()), count=8, min_count=2)
     ps.per_pod = {"example.com/gpu": 1}
     result = ChargeResult([ps])
-    doc, found = partial_admission_part(QuotaWorld(queue("q", "10", "5")), sets, result, False, True, set())
+    subject = Subject("ns", sets, manifest={"kind": "Job", "metadata": {"name": "j"}})
+    flavors = [{"metadata": {"name": "f"}, "spec": {}}]
+
+    def part(own, *others, enabled=True, **kw):
+        world = QueueWorld(**{"cluster_queues": [own, *others], "resource_flavors": flavors, "workloads": [],
+                              "cohorts": [], **kw})
+        return partial_admission_part(build(world, subject, result, own, set()), sets, result, False, enabled, set())
+
+    doc, found = part(queue("q", "10", "5"))
     assert doc["counts"] == {"main": 5} and [f["code"] for f in found] == ["PartialAdmissionFits"]
-    doc, found = partial_admission_part(QuotaWorld(queue("q", "1")), sets, result, False, True, set())
+    doc, found = part(queue("q", "1"))
     assert doc["possible"] is False and [f["code"] for f in found] == ["PartialAdmissionDoesNotFit"]
     assert "insufficient quota for example.com/gpu" in found[0]["message"]
     # in a cohort: the other queue lends 3 of its 4, so 1 + 3 = 4 pods fit
     own, other = queue("q", "1", cohort="c"), queue("other", "4", cohort="c", lending="3")
-    doc, _ = partial_admission_part(QuotaWorld(own, [own, other], []), sets, result, False, True, set())
+    doc, _ = part(own, other)
     assert doc["counts"] == {"main": 4}
-    doc, _ = partial_admission_part(QuotaWorld(own, None, None, "forbidden"), sets, result, False, True, set())
+    doc, _ = part(own, other, cohorts=None, unreadable={"Cohort": "forbidden"})
     assert doc["possible"] is None and "forbidden" in doc["reason"]
-    assert partial_admission_part(QuotaWorld(own), sets, result, False, False, set())[0]["reason"] == \
-        "the PartialAdmission feature gate is off"
+    assert part(own, enabled=False)[0]["reason"] == "the PartialAdmission feature gate is off"
 
 
 def test_an_extended_resource_only_a_limit_range_default_adds_keeps_its_own_name():

@@ -28,7 +28,7 @@ ALLOWED = {
 }
 #: kueue/'s subpackages, bottom first: each may import those before it, never one after it. The
 #: modules at kueue/'s top (names, units, fielderrors) every subpackage may import; they import none.
-KUEUE_ORDER = ("config", "install", "workloads", "charge", "queues")
+KUEUE_ORDER = ("config", "install", "workloads", "charge", "queues", "scheduler")
 #: standard-library and third-party modules that reach the network or other processes
 IO_MODULES = {"kubernetes", "urllib3", "requests", "http", "socket", "ssl", "subprocess"}
 #: the sizes of docs/architecture.md: modules in one folder, lines of a module, of a cli/ module

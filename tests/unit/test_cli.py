@@ -383,7 +383,7 @@ def test_explain_table_and_wide():
     assert table[0].split() == ["Workload", "ml-research/job-notebook-eval-d2c61", "ClusterQueue", "research-cq",
                                 "state", "Admitted"]
     assert table[1] == "Kueue 0.19.2 (assumed)"
-    assert ["gpu.memory", "4864Mi", "19Gi", "19Gi"] in [line.split() for line in table]
+    assert ["gpu.memory", "4864Mi", "19Gi", "19Gi", "default-flavor"] in [line.split() for line in table]
     assert not any(line.startswith("RESOURCE ") for line in table)  # admitted: no quota table
     wide = run(*args, "-o", "wide").stdout.splitlines()
     assert any("MAX over 112 matching device(s) = 4864Mi × 1 = 4864Mi gpu.memory" in line for line in wide)
@@ -441,7 +441,7 @@ spec:
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0] == "What-if: Job team-a/what-if (not submitted)  state WhatIf"
-    assert ["main", "3", "whole-gpus", "1", "3", "-"] in [line.split() for line in lines]
+    assert ["main", "3", "whole-gpus", "1", "3", "-", "-"] in [line.split() for line in lines]  # no queue, no flavor
     assert "error: LocalQueue team-a/team-a-queue does not exist [LocalQueueMissing]" in lines
 
 

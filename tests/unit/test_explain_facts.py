@@ -76,7 +76,7 @@ def test_each_list_is_read_once_and_only_when_asked():
     f = facts_of(view, "ns2", "waiting")
     before = list(view.lists)
     assert "ClusterQueue" not in before and "AdmissionCheck" not in before  # the lookup gets, it does not list
-    asked = [(f.quota_world, f.cohort_workloads, f.workloads, f.admission_checks, f.resource_flavors, f.events)
+    asked = [(f.queue_world, f.cohort_workloads, f.workloads, f.admission_checks, f.resource_flavors, f.events)
              for _ in range(3)]
     assert asked[0] == asked[2]
     read = view.lists[len(before):]

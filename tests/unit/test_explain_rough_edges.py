@@ -126,7 +126,7 @@ def test_recorded_is_shown_in_the_charge_form(tmp_path):
     assert "ChargeMismatch" not in {f["code"] for f in doc["findings"]}
     text = run("explain", "job/notebook-eval", "-n", "ml-research", "--from", snap).stdout
     row = next(line for line in text.splitlines() if "gpu.memory" in line and "4864Mi" in line)
-    assert row.split()[-2:] == ["19Gi", "19Gi"] and "20401094656" not in text
+    assert row.split()[-3:] == ["19Gi", "19Gi", "default-flavor"] and "20401094656" not in text
 
 
 def test_verify_shows_a_quota_sum_readably(tmp_path):

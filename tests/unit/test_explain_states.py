@@ -72,8 +72,10 @@ def test_the_examples_states_stay_admitted_and_waiting_for_quota(tmp_path):
     objs = world()
     doc = explain(tmp_path, objs)
     assert (doc["state"], doc["reason"]) == ("Pending", "QuotaExhausted")
-    assert doc["eviction"] is None and doc["preemption"] is None and doc["admissionChecks"] == []
-    assert doc["position"]["source"] is None and doc["position"]["unknown"] == "a snapshot has no visibility API to ask"
+    assert doc["eviction"] is None and doc["admissionChecks"] == []
+    assert doc["preemption"]["role"] == "preemptor" and doc["preemption"]["possible"] is False  # the model's
+    assert doc["position"]["source"] == "derived" and doc["position"]["clusterQueue"] == 0
+    assert doc["position"]["visibilityUnknown"] == "a snapshot has no visibility API to ask"
     doc = explain(tmp_path, objs, ADMITTED_WL)
     assert (doc["state"], doc["reason"], doc["admitted"]) == ("Admitted", "Admitted", True)
     assert not [f for f in doc["findings"] if f["severity"] == "error"]

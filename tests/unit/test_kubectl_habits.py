@@ -52,7 +52,7 @@ def test_jsonpath_runs_over_the_json_document():
                   'jsonpath={.items[?(@.summary.owner=="job/pretrain")].summary.name}')
     assert filtered == "job-pretrain-3a271"
     # a null beside a string does not compare, in kubectl either
-    line = error_line(run("explain", "-A", "--from", MIG, "-o", 'jsonpath={.items[?(@.summary.reason=="x")]}'), 1)
+    line = error_line(run("explain", "-A", "--from", MIG, "-o", 'jsonpath={.items[?(@.position=="x")]}'), 1)
     assert line.endswith("Error executing template: invalid type for comparison")
 
 

@@ -1,15 +1,18 @@
 """Quota verdicts as Kueue's flavor assigner computes them (cohort trees, lending and borrowing
-limits, nested cohorts), and the finding codes of Kueue's messages."""
+limits, nested cohorts) from the ClusterQueues' ``status.flavorsReservation``, the quota table,
+and the finding codes of Kueue's messages."""
 
 import pytest
 
-from kubectl_kueue_dra.kueue.queues.quota import (
-    QuotaWorld,
-    quota_findings,
-    quota_table,
-    verdict,
-)
+from kubectl_kueue_dra.commands.explain.flavor_findings import model_findings
+from kubectl_kueue_dra.commands.explain.queue_docs import verdict_doc
+from kubectl_kueue_dra.commands.explain.queue_model import QueueModel
+from kubectl_kueue_dra.kueue.scheduler.assigner import assign
+from kubectl_kueue_dra.kueue.scheduler.preemption_plan import plan
+from kubectl_kueue_dra.kueue.queues.quota import quota_table
 from kubectl_kueue_dra.kueue.queues.quota_tree import TreeError, build_tree
+from kubectl_kueue_dra.kueue.scheduler.snapshot import PodSetRequest, Preemptor, Snapshot
+from kubectl_kueue_dra.kueue.scheduler.world import QueueWorld, parse_time
 from kubectl_kueue_dra.kueue.workloads.status import cause_of
 
 GPU = "example.com/gpu"
@@ -49,33 +52,58 @@ def cohort(name, parent=None, quota=None, borrowing=None, lending=None):
     return {"metadata": {"name": name}, "spec": spec}
 
 
-def world(subject, *others, cohorts=()):
-    return QuotaWorld(subject, [subject, *others], list(cohorts))
+def world(subject, *others, cohorts=(), version="0.19.2"):
+    flavors = sorted({f["name"] for q in (subject, *others) for g in q["spec"]["resourceGroups"] for f in g["flavors"]})
+    w = QueueWorld(version=version, cluster_queues=[subject, *others], cohorts=list(cohorts), workloads=[],
+                   resource_flavors=[{"metadata": {"name": f}, "spec": {}} for f in flavors])
+    return w, subject
+
+
+def preemptor(podsets):
+    return Preemptor(namespace="ns", name="w", uid="u", priority=0, cluster_queue="b",
+                     queue_time=parse_time("2026-01-01T00:00:00Z"),
+                     podsets=[PodSetRequest(name=n, count=1, requests=r) for n, r in podsets])
+
+
+def verdict(w, podsets, binary=frozenset()):
+    """The assignment when it does not fit, else None (the old verdict's contract)."""
+    world_, subject = w
+    asg = assign(Snapshot(world_, subject), preemptor(podsets), binary=frozenset(binary))
+    return None if asg.mode == "Fit" else asg
+
+
+def node(w):
+    world_, subject = w
+    return Snapshot(world_, subject).node
 
 
 def judge(w, need, binary=frozenset()):
     return verdict(w, [("main", {GPU: need} if isinstance(need, int) else need)], set(binary))
 
 
+def code(asg):
+    return asg.podsets[-1].reasons[0].code
+
+
 FR = ("default-flavor", GPU)
 
 
 def test_alone_more_than_nominal_exceeds_with_kueues_message():
-    v = judge(QuotaWorld(cq("b", {GPU: "2"})), 4)
-    assert v.code == "ExceedsQuota"
+    v = judge(world(cq("b", {GPU: "2"})), 4)
+    assert code(v) == "ExceedsQuota"
     assert v.message == ("couldn't assign flavors to pod set main: insufficient quota for example.com/gpu in flavor "
                          "default-flavor, previously considered podsets requests (0) + current podset request (4) > "
                          "maximum capacity (2)")
 
 
 def test_alone_more_than_unused_waits():
-    v = judge(QuotaWorld(cq("b", {GPU: "4"}, {GPU: "3"})), 3)
-    assert v.code == "QuotaExhausted"
+    v = judge(world(cq("b", {GPU: "4"}, {GPU: "3"})), 3)
+    assert code(v) == "QuotaExhausted"
     assert v.message.endswith("insufficient unused quota for example.com/gpu in flavor default-flavor, 2 more needed")
 
 
 def test_fits_and_binary_rendering():
-    w = QuotaWorld(cq("b", {"gpu.memory": "20Gi"}))
+    w = world(cq("b", {"gpu.memory": "20Gi"}))
     assert verdict(w, [("main", {"gpu.memory": 20 * 2**30})], {"gpu.memory"}) is None
     v = verdict(w, [("main", {"gpu.memory": 39 * 2**30})], {"gpu.memory"})
     assert "current podset request (39Gi) > maximum capacity (20Gi)" in v.message
@@ -84,8 +112,7 @@ def test_fits_and_binary_rendering():
 def test_cohort_without_limits_lends_everything():
     # b: 2 own + a's 4 = 6 at most; a uses 3 of its 4 → 3 available to b
     w = world(cq("b", {GPU: "2"}, cohort="c"), cq("a", {GPU: "4"}, {GPU: "3"}, cohort="c"))
-    node = w.node()
-    assert (node.potential(FR), node.available(FR)) == (6, 3)
+    assert (node(w).potential(FR), node(w).available(FR)) == (6, 3)
     assert judge(w, 3) is None
     assert judge(w, 4).message.endswith("1 more needed")
     assert judge(w, 7).message.endswith("> maximum capacity (6)")
@@ -94,16 +121,16 @@ def test_cohort_without_limits_lends_everything():
 def test_lending_limit_of_another_queue_caps_the_maximum():
     # a lends at most 1 of its 4: b can get 2 + 1 = 3 ever, not nominal + unlimited borrowing
     w = world(cq("b", {GPU: "2"}, cohort="c"), cq("a", {GPU: "4"}, cohort="c", lending="1"))
-    assert w.node().potential(FR) == 3
+    assert node(w).potential(FR) == 3
     v = judge(w, 4)
-    assert v.code == "ExceedsQuota" and v.message.endswith("> maximum capacity (3)")
+    assert code(v) == "ExceedsQuota" and v.message.endswith("> maximum capacity (3)")
     assert judge(w, 3) is None
 
 
 def test_own_lending_limit_keeps_local_quota():
     # b lends 1 of its 2 (keeps 1 local); a has 4: b's maximum stays 2 + 4
     w = world(cq("b", {GPU: "2"}, cohort="c", lending="1"), cq("a", {GPU: "4"}, cohort="c"))
-    assert w.node().potential(FR) == 6
+    assert node(w).potential(FR) == 6
 
 
 def test_borrowing_limit_caps_the_maximum():
@@ -114,15 +141,15 @@ def test_borrowing_limit_caps_the_maximum():
 def test_nested_cohorts_add_their_quota():
     # root r has 2 of its own; child cohort c (no quota) holds b (1): b gets 1 + 2 = 3
     w = world(cq("b", {GPU: "1"}, cohort="c"), cohorts=[cohort("r", quota="2"), cohort("c", parent="r")])
-    assert w.node().potential(FR) == 3
-    assert judge(w, 3) is None and judge(w, 4).code == "ExceedsQuota"
+    assert node(w).potential(FR) == 3
+    assert judge(w, 3) is None and code(judge(w, 4)) == "ExceedsQuota"
 
 
 def test_nested_cohort_borrowing_limit():
     # c may borrow 1 from r: b gets min(1 + 1, 1 + 2) = 2
     w = world(cq("b", {GPU: "1"}, cohort="c"),
               cohorts=[cohort("r", quota="2"), cohort("c", parent="r", quota="0", borrowing="1")])
-    assert w.node().potential(FR) == 2
+    assert node(w).potential(FR) == 2
     assert judge(w, 3).message.endswith("> maximum capacity (2)")
 
 
@@ -130,46 +157,46 @@ def test_nested_cohort_lending_limit():
     # sibling cohort s holds a (4) but lends only 1 to r
     w = world(cq("b", {GPU: "1"}, cohort="c"), cq("a", {GPU: "4"}, cohort="s"),
               cohorts=[cohort("r"), cohort("c", parent="r"), cohort("s", parent="r", quota="0", lending="1")])
-    assert w.node().potential(FR) == 2
+    assert node(w).potential(FR) == 2
 
 
 def test_usage_of_others_in_nested_cohorts():
     w = world(cq("b", {GPU: "1"}, cohort="c"), cq("a", {GPU: "4"}, {GPU: "4"}, cohort="s"),
               cohorts=[cohort("r"), cohort("c", parent="r"), cohort("s", parent="r")])
-    node = w.node()
-    assert (node.potential(FR), node.available(FR)) == (5, 1)
+    assert (node(w).potential(FR), node(w).available(FR)) == (5, 1)
     assert judge(w, 2).message.endswith("1 more needed")
 
 
 def test_previous_podsets_count_in_the_message():
-    w = QuotaWorld(cq("b", {GPU: "4"}))
-    v = verdict(w, [("driver", {GPU: 3}), ("workers", {GPU: 2})], set())
-    assert v.pod_set == "workers"
+    v = verdict(world(cq("b", {GPU: "4"})), [("driver", {GPU: 3}), ("workers", {GPU: 2})])
+    assert [p.name for p in v.podsets if not p.fit] == ["workers"]
     assert v.message == ("couldn't assign flavors to pod set workers: insufficient quota for example.com/gpu in flavor "
                          "default-flavor, previously considered podsets requests (3) + current podset request (2) > "
                          "maximum capacity (4)")
 
 
 def test_several_flavors_all_reasons_sorted():
-    w = QuotaWorld(cq("b", {GPU: "2"}, flavors=("x", "a")))
-    v = verdict(w, [("main", {GPU: 4})], set())
+    v = verdict(world(cq("b", {GPU: "2"}, flavors=("x", "a"))), [("main", {GPU: 4})])
     assert v.message == ("couldn't assign flavors to pod set main: insufficient quota for example.com/gpu in flavor a, "
                          "previously considered podsets requests (0) + current podset request (4) > maximum capacity "
                          "(2), insufficient quota for example.com/gpu in flavor x, previously considered podsets "
                          "requests (0) + current podset request (4) > maximum capacity (2)")
 
 
-def test_two_failing_resources_keep_the_code_not_a_message():
-    w = QuotaWorld(cq("b", {GPU: "2", "cpu": "1"}))
-    v = verdict(w, [("main", {GPU: 4, "cpu": 2000})], set())
-    assert v.code == "ExceedsQuota" and v.message is None
+@pytest.mark.parametrize("version,determined", [("0.19.2", True), ("0.18.4", False)])
+def test_two_failing_resources_of_one_flavor(version, determined):
+    # 0.19 checks every resource of a flavor and writes both; 0.18 stops at the first, in map order
+    v = verdict(world(cq("b", {GPU: "2", "cpu": "1"}), version=version), [("main", {GPU: 4, "cpu": 2000})])
+    assert code(v) == "ExceedsQuota" and (v.message is not None) is determined
+    assert len(v.messages()) == (1 if determined else 2)
 
 
 def test_unreadable_tree_is_unknown_not_guessed():
-    w = QuotaWorld(cq("b", {GPU: "2"}, cohort="c"), None, None, "the Cohorts could not be read")
-    found, doc = quota_findings(w, [("main", {GPU: 4})], set())
-    assert [f["code"] for f in found] == ["QuotaVerdictUnknown"] and doc is None
-    assert quota_table(w, {GPU: 4}, set())[0]["maximumCapacity"] is None
+    subject = cq("b", {GPU: "2"}, cohort="c")
+    w = QueueWorld(cluster_queues=[subject], cohorts=None, unreadable={"Cohort": "forbidden"})
+    with pytest.raises(TreeError, match="the Cohorts could not be read"):
+        Snapshot(w, subject)
+    assert quota_table(subject, None, {GPU: 4}, set())[0]["maximumCapacity"] is None
 
 
 def test_cohort_cycle_is_an_error():
@@ -178,10 +205,23 @@ def test_cohort_cycle_is_an_error():
 
 
 def test_findings_carry_kueues_message():
-    found, doc = quota_findings(QuotaWorld(cq("b", {GPU: "2"})), [("main", {GPU: 4})], set())
+    world_, subject = world(cq("b", {GPU: "2"}))
+    snap, pre = Snapshot(world_, subject), preemptor([("main", {GPU: 4})])
+    asg = assign(snap, pre)
+    model = QueueModel(world=world_, cluster_queue=subject, snapshot=snap, preemptor=pre, assignment=asg,
+                       plan=plan(snap, pre, asg))
+    doc = verdict_doc(model, set())
+    found = model_findings(model, set(), None)
     assert [f["code"] for f in found] == ["ExceedsQuota"] and found[0]["predicted"]
-    assert found[0]["kueueMessage"] == doc["message"]
+    assert doc["message"] == asg.message and found[0]["kueueMessage"] is None  # Kueue wrote nothing yet
+    assert f'(Kueue would say: "{asg.message}")' in found[0]["message"]
     assert doc["reasons"][0]["maximumCapacity"] == "2"
+
+
+def test_the_table_shows_the_flavor_the_assigner_picks():
+    queue = cq("b", {GPU: "2"}, flavors=("x", "a"))
+    rows = quota_table(queue, None, {GPU: 1}, set(), {GPU: "a"})
+    assert [(r["flavor"], r["fits"]) for r in rows] == [("a", True)]
 
 
 @pytest.mark.parametrize("message,code", [
@@ -191,6 +231,12 @@ def test_findings_carry_kueues_message():
      "default-flavor, 2 more needed"), "QuotaExhausted"),
     ("couldn't assign flavors to pod set main: resource example.com/gpu unavailable in ClusterQueue",
      "ResourceNotCovered"),
+    ("couldn't assign flavors to pod set main: flavor one doesn't match node affinity", "NodeAffinityMismatch"),
+    ("couldn't assign flavors to pod set main: untolerated taint {instance spot NoSchedule <nil>} in flavor tainted",
+     "UntoleratedTaint"),
+    ("couldn't assign flavors to pod set main: flavor ghost not found", "FlavorNotFound"),
+    (("couldn't assign flavors to pod set main: flavor one doesn't match node affinity, insufficient unused quota for "
+      "cpu in flavor two, 1 more needed"), "QuotaExhausted"),
     (('spec.podSets[0].template.spec.resourceClaims[0].devices.requests[0]: Internal error: failed to get '
      'DeviceClass ghost-mig.nvidia.com: DeviceClass.resource.k8s.io "ghost-mig.nvidia.com" not found'),
      "DeviceClassMissing"),

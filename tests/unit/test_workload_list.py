@@ -29,7 +29,8 @@ def test_summary_carries_state_charge_and_reason():
              _json("-n", "team-a", "--from", "examples/resourceclaimtemplate")["items"]}
     assert items["job-train-llm-a1c41"] == {
         "namespace": "team-a", "name": "job-train-llm-a1c41", "owner": "job/train-llm",
-        "localQueue": "gpu-queue", "clusterQueue": "gpu-cq", "state": "Admitted",
+        "localQueue": "gpu-queue", "clusterQueue": "gpu-cq", "flavors": ["default-flavor"],
+        "flavorsSource": "recorded", "state": "Admitted",
         "draCharge": {"whole-gpus": "4"}, "reason": "Admitted"}
     pending = items["job-batch-infer-b3c42"]
     assert (pending["state"], pending["draCharge"], pending["reason"]) == \

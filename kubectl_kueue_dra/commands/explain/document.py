@@ -1,8 +1,9 @@
 """``explain``: one workload (or a manifest's pod sets) through Kueue's steps, in order — Kueue's
 configuration and version (``context``), the objects the charge reads (``inputs``), the charge
-engine, what Kueue recorded (``recorded``), the queue path and quota (``queue``), partial
-admission and admissibility (``partial_report``), the pods and their devices (``pods``) — put
-together into the explain document.
+engine, what Kueue recorded (``recorded``), the queue model (``queue_world``, ``queue_model``:
+flavors, preemption, position), the queue path and quota (``queue``), partial admission and
+admissibility (``partial_report``), the pods and their devices (``pods``) — put together into the
+explain document.
 
 Reads only through the ClusterView (live cluster or snapshot); each kind is listed once.
 """
@@ -27,9 +28,12 @@ from .partial_report import (
     partial_admission_part,
     unknown_findings,
 )
+from . import queue_model
+from .flavor_findings import waiting_findings
 from .pods import past_admission
 from .position import position_part
 from .queue import queue_part
+from .queue_docs import podset_fields, position_doc, preemption_doc
 from .recorded import dra_findings, recorded_part
 from .states import state_part, state_word
 from .subject import Subject
@@ -86,9 +90,13 @@ def explain_facts(facts: ExplainFacts) -> dict[str, Any]:
     findings.extend(unknown_findings(result))
     findings.extend(admission_counts_findings(result))
     recorded_doc = None
+    model = queue_model.build(facts.queue_world, subject, result, facts.cluster_queue, binary)
+    for ps_doc in podsets_doc:
+        ps_doc.update(podset_fields(model, ps_doc["name"]))
     said = life.kueue_says if life is not None else None
     queued = life is None or life.state in (PENDING, PREEMPTED)
-    queue_doc, queue_found, queue_requeue = queue_part(facts, result, holds, admitted, totals, binary, said, queued)
+    queue_doc, queue_found, queue_requeue = queue_part(facts, result, holds, admitted, totals, binary, said, queued,
+                                                       model=model)
     stated = {f["code"] for f in state.findings} if state else set()
     queue_found = [f for f in queue_found if f["code"] not in stated]  # the state's finding says it
     if life is not None and life.state == FINISHED:  # it left the queue: what the queue says is not about it
@@ -100,14 +108,24 @@ def explain_facts(facts: ExplainFacts) -> dict[str, Any]:
     findings.extend(queue_found)
     if holds:
         findings.extend(if_requeued(requeue + queue_requeue))
-    partial_doc, more = partial_admission_part(facts.quota_world, subject.podsets, result, holds,
-                                               ctx.partial_admission, binary)
+    if queued:  # the model's why-it-waits says more than the recorded state's (it knows the queue)
+        waiting = waiting_findings(model, holds)
+        said_now = {f["code"] for f in waiting}
+        if state is not None:
+            state.findings = [f for f in state.findings if f["code"] not in said_now]
+        findings.extend(waiting)
+    partial_doc, more = partial_admission_part(model, subject.podsets, result, holds, ctx.partial_admission, binary)
     findings.extend(more)
 
     past = past_admission(facts, result)
     findings.extend(past.findings)
     findings.extend(n.finding() for n in result.notes)
     findings.extend(file_findings(subject))
+    recorded_state = dict(state.doc if state else {"eviction": None, "preemption": None, "admissionChecks": [],
+                                                   "lifecycle": None})
+    if recorded_state["preemption"] is None and queued and not holds:  # a victim's record, else the preemptor's
+        recorded_state["preemption"] = preemption_doc(model)
+    recorded_state["position"] = _position(position_part(facts, life), position_doc(model), queued and not holds)
     first = (state.findings if state else []) + [f for f in findings if f["code"] in FIRST_REASONS]
     word, reason = state_word(state, first + findings, wl is None)
     cli = facts.cli  # first: a 403 it meets makes the answer partial too
@@ -129,14 +147,23 @@ def explain_facts(facts: ExplainFacts) -> dict[str, Any]:
         "recorded": recorded_doc,
         "queue": queue_doc,
         "partialAdmission": partial_doc,
-        **(state.doc if state else {"eviction": None, "preemption": None, "admissionChecks": [], "lifecycle": None}),
-        "position": position_part(facts, life),
+        **recorded_state,
         "pods": past.pods,
         "allocations": past.allocations,
         "events": past.events,
         "partial": is_partial(view),
         "findings": (state.findings if state else []) + findings,
     }, cli)
+
+
+def _position(asked: dict[str, Any] | None, derived: dict[str, Any] | None, queued: bool) -> dict[str, Any] | None:
+    """The position Kueue's visibility API gives; where it cannot answer (a snapshot, no rights, no
+    API), the queue model's derived one, labelled so, with why the API did not answer."""
+    if asked is not None and (asked.get("source") == "visibility" or derived is None):
+        return asked
+    if derived is None or not queued:
+        return asked
+    return dict(derived, visibilityUnknown=(asked or {}).get("unknown"))
 
 
 #: findings that say why a pending workload waits before any other (the queue checks, the gate)

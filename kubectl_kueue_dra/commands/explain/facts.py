@@ -25,10 +25,11 @@ from ...kueue.install.command import cli_of
 from ...kueue.queues.activity import Activity, cluster_queue_activity
 from ...kueue.queues.lookup import admitted_cluster_queue, cluster_queue_name_of, queue_name_of
 from ...kueue.queues.namespaces import ManagedNamespaces, namespace_rule
-from ...kueue.queues.quota import QuotaWorld
-from ...kueue.queues.quota_tree import TreeError, cohort_of
+from ...kueue.queues.quota_tree import TreeError, build_tree, cohort_of
+from ...kueue.scheduler.world import QueueWorld
 from ...kueue.workloads.checks import Check, check_rules, workload_checks
 from .context import KueueContext, Settings, kueue_context, kueue_gate
+from .queue_world import queue_world
 from .subject import Subject
 
 Obj = dict[str, Any]
@@ -55,6 +56,10 @@ class SliceSource:
             return [s for d in sorted(drivers) for s in self(d)]
         except Unknowable:
             return None
+
+
+def _values(named: dict[str, Obj] | None) -> list[Obj] | None:
+    return None if named is None else list(named.values())
 
 
 def _named(objects: list[Obj] | None) -> dict[str, Obj] | None:
@@ -199,11 +204,18 @@ class ExplainFacts:
     def tree_cluster_queues(self) -> set[str] | None:
         """The ClusterQueues of the workload's cohort tree (only its own without a cohort); None
         without a ClusterQueue, or when the tree cannot be known (unreadable, a cycle)."""
-        world = self.quota_world
-        if world is None:
+        cq = self.cluster_queue
+        if cq is None:
             return None
+        name = str((cq.get("metadata") or {}).get("name") or "")
+        if not cohort_of(cq):
+            return {name}
+        queues, cohorts = self.cluster_queues, self.cohorts
+        if queues is None or cohorts is None:
+            return None
+        others = [q for q in queues if (q.get("metadata") or {}).get("name") != name]
         try:
-            node = world.node()
+            node = build_tree([cq, *others], cohorts)[name]
         except TreeError:
             return None
         root = node
@@ -251,20 +263,17 @@ class ExplainFacts:
         return workload_checks(wl, self.cluster_queue, self.admission_checks)
 
     @cached_property
-    def quota_world(self) -> QuotaWorld | None:
-        """The ClusterQueue and, when it is in a cohort, every ClusterQueue and Cohort; None
-        without a ClusterQueue."""
-        cq = self.cluster_queue
-        if cq is None:
-            return None
-        if not cohort_of(cq):
-            return QuotaWorld(cq)
-        queues, cohorts = self.cluster_queues, self.cohorts
-        problem = None
-        if queues is None or cohorts is None:
-            problem = "the " + " and ".join(k for k, v in (("ClusterQueues", queues), ("Cohorts", cohorts))
-                                            if v is None) + " could not be read"
-        return QuotaWorld(cq, queues, cohorts, problem)
+    def queue_world(self) -> QueueWorld:
+        """What Kueue's scheduler decides from: every ClusterQueue, Cohort, ResourceFlavor, LocalQueue
+        and Workload (the lists above, read once), the priority classes for a what-if, the gates and
+        configuration the queue model follows."""
+        read = {"ClusterQueue": lambda: self.cluster_queues, "Cohort": lambda: self.cohorts,
+                "ResourceFlavor": lambda: _values(self.resource_flavors), "LocalQueue": lambda: self.local_queues,
+                "Workload": lambda: self.workloads,
+                "WorkloadPriorityClass": lambda: _values(self.workload_priority_classes),
+                "PriorityClass": lambda: _values(self.priority_classes)}
+        return queue_world(self.view, self.kueue, lambda kind: read[kind](), now=self.now,
+                           what_if=self.workload is None)
 
 
 def gather(view: ClusterView, subject: Subject, settings: Settings, *, now: datetime | None = None,

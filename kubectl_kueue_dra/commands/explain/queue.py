@@ -1,7 +1,8 @@
 """The queue path of ``explain``: LocalQueue → ClusterQueue → quota (and its cohort), read through
 the view, and why it does (not) admit the workload: a missing queue name or queue, a stopped or
 inactive ClusterQueue, a namespace it does not select or Kueue does not manage, a resource it does
-not cover, the flavor assigner's quota verdict, and for a what-if whether it would fit now.
+not cover, the queue model's verdict (flavor search and preemption, ``queue_model``), and for a
+what-if whether it would fit now.
 """
 
 from __future__ import annotations
@@ -17,10 +18,14 @@ from ...kueue.queues.activity import Activity, cluster_queue_activity
 from ...kueue.queues.blockers import QueueState, is_blocker_message, local_queue_fix, queue_blocker
 from ...kueue.queues.cluster_queue import covered_resources
 from ...kueue.queues.namespaces import OPENSHIFT, ManagedNamespaces
-from ...kueue.queues.quota import quota_findings, quota_table
-from ...kueue.queues.quota_tree import cohort_of
+from ...kueue.queues.quota import quota_table
+from ...kueue.queues.quota_tree import TreeError, cohort_of
+from ...kueue.scheduler.snapshot import Snapshot
 from ...kueue.workloads.status import NAMESPACE_MISMATCH
 from .facts import ExplainFacts
+from .flavor_findings import model_findings
+from .queue_docs import verdict_doc
+from .queue_model import QueueModel
 
 
 @dataclass(kw_only=True)
@@ -109,8 +114,8 @@ REQUEUE_CHECKS = (F.NamespaceNotSelected.name, F.ResourceNotCovered.name)
 
 
 def queue_part(facts: ExplainFacts, result: ChargeResult, holds_quota: bool, admitted: bool, totals: dict[str, int],
-               binary: set[str], said: str | None,
-               queued: bool = True) -> tuple[dict[str, Any] | None, list[dict[str, Any]], list[dict[str, Any]]]:
+               binary: set[str], said: str | None, queued: bool, *,
+               model: QueueModel) -> tuple[dict[str, Any] | None, list[dict[str, Any]], list[dict[str, Any]]]:
     """The queue path: LocalQueue → ClusterQueue → quota, and why it does (not) admit. Returns the
     ``queue`` part, the findings, and (for a workload holding quota) what would keep it out if it
     were evicted and queued again now. ``said``: Kueue's last word on why it waits (the scheduler's
@@ -137,16 +142,25 @@ def queue_part(facts: ExplainFacts, result: ChargeResult, holds_quota: bool, adm
         findings.extend(f for f in found if f["code"] not in REQUEUE_CHECKS and
                         (f["code"] != F.NamespaceNotManaged.name or managed.how == OPENSHIFT))
         requeue.extend(f for f in found if f["code"] in REQUEUE_CHECKS)
-    world = facts.quota_world
-    if world is None:
+    cluster_queue = facts.cluster_queue
+    if cluster_queue is None:
         return None, findings, requeue
+    table = model.snapshot if not model.holds_quota else _unexcluded(model, cluster_queue)
+    chosen = {r: f for ps in model.recorded.values() for r, f in ps.items()} if model.holds_quota else \
+        {r: f for ps in (model.assignment.podsets if model.assignment else []) for r, f in ps.flavors.items()}
     queue_doc: dict[str, Any] = {"localQueue": facts.local_queue_name, "clusterQueue": cq_name,
-                                 "cohort": cohort_of(world.cluster_queue),
-                                 "quota": quota_table(world, totals, binary), "verdict": None}
+                                 "cohort": cohort_of(cluster_queue),
+                                 "quota": quota_table(cluster_queue, table.node if table else None, totals, binary,
+                                                      chosen), "verdict": None}
     if queued and not holds_quota and not result.rejected:  # a waiting workload, or a what-if manifest
-        quota_found, queue_doc["verdict"] = quota_findings(world, [(ps.name, ps.total) for ps in result.podsets],
-                                                           binary, said)
-        findings.extend(quota_found)
+        if model.snapshot is None and model.unknown:
+            findings.append(F.QuotaVerdictUnknown.make(
+                f"ClusterQueue {cq_name}"
+                + (f" is in cohort {cohort_of(cluster_queue)};" if cohort_of(cluster_queue) else "")
+                + f" its quota verdict is unknown: {model.unknown}", variant="cohort"))
+        else:
+            queue_doc["verdict"] = verdict_doc(model, binary)
+            findings.extend(model_findings(model, binary, said))
         unknown = sorted({name for ps in result.podsets for name in ps.unknown})
         if unknown and queue_doc["verdict"] is None:  # what is known fits; with the rest, it may not
             findings.append(F.QuotaVerdictUnknown.make(
@@ -154,8 +168,16 @@ def queue_part(facts: ExplainFacts, result: ChargeResult, holds_quota: bool, adm
                 "(see ChargeUnknown)"))
     uncovered = any(f["code"] == F.ResourceNotCovered.name for f in findings)  # it says the workload cannot fit
     if wl is None and not result.rejected and not uncovered:
-        findings.append(_what_if_fit(queue_doc, totals, cq_name))
+        findings.append(_what_if_fit(queue_doc, model, cq_name))
     return queue_doc, findings, requeue
+
+
+def _unexcluded(model: QueueModel, cluster_queue: dict[str, Any]) -> Snapshot | None:
+    """The snapshot with the workload's own quota in it (the table shows the queue as it is)."""
+    try:
+        return Snapshot(model.world, cluster_queue)
+    except TreeError:
+        return None
 
 
 def _local_queue_fix(facts: ExplainFacts, name: str) -> str:
@@ -183,21 +205,24 @@ def _stale(said: str | None, found: list[dict[str, Any]]) -> list[dict[str, Any]
                                      "rewrites it when it next evaluates the workload", extra={"kueueMessage": said})]
 
 
-def _what_if_fit(queue_doc: dict[str, Any], totals: dict[str, int], cq_name: str | None) -> dict[str, Any]:
-    """Would the manifest fit now: the flavor assigner's verdict when the cohort tree was read,
-    else the rows' nominal-quota view. Resources the ClusterQueue does not cover never fit."""
-    rows = queue_doc["quota"]
-    covered = len(rows) == len([n for n, v in totals.items() if v])
-    known = all(r.get("maximumCapacity") is not None for r in rows)
+def _what_if_fit(queue_doc: dict[str, Any], model: QueueModel, cq_name: str | None) -> dict[str, Any]:
+    """Would the manifest fit now, by the flavor assigner's verdict (preemption included)."""
     verdict = queue_doc["verdict"]
-    fits = covered and (verdict is None if known else all(r["fits"] for r in rows))
     where = " in its cohort" if queue_doc["cohort"] else ""
-    if fits:
+    asg = model.assignment
+    if asg is None or asg.unknown is not None:
+        return F.WhatIfFit.make(f"whether it would fit in ClusterQueue {cq_name} now is unknown: "
+                                f"{model.unknown or (asg.unknown if asg else 'no flavor search')}", severity="info",
+                                variant="unknown")
+    if asg.mode == "Fit":
         return F.WhatIfFit.make(f"it would fit in ClusterQueue {cq_name} now (enough unused quota{where})",
                                 severity="info", variant="fits")
-    if verdict is not None and verdict["code"] == F.ExceedsQuota.name:
+    if verdict is not None and verdict["code"] == F.ExceedsQuota.name and asg.mode == "NoFit":
         return F.WhatIfFit.make(f"it would never fit in ClusterQueue {cq_name}: it asks for more than the queue"
                                 f"{' and its cohort' if queue_doc['cohort'] else ''} can ever give (see ExceedsQuota)",
                                 variant="never")
-    return F.WhatIfFit.make(f"it would not fit in ClusterQueue {cq_name} now (not enough unused quota{where})")
-
+    targets = len(model.plan.targets) if model.plan and model.plan.possible else 0
+    if targets:
+        return F.WhatIfFit.make(f"it would fit in ClusterQueue {cq_name} after Kueue preempts {targets} workload(s) "
+                                "(see Preempting)", severity="info", variant="preempt")
+    return F.WhatIfFit.make(f"it would not fit in ClusterQueue {cq_name} now (see the findings above)")

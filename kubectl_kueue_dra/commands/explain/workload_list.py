@@ -55,15 +55,32 @@ def _owner_of(wl: dict[str, Any]) -> str | None:
     return None
 
 
+def _flavors(doc: dict[str, Any]) -> tuple[list[str], str | None]:
+    """The flavors of the workload's pod sets (first appearance first), and whether Kueue recorded
+    them or the model predicts them."""
+    names: list[str] = []
+    source = None
+    for ps in doc.get("podSets") or []:
+        for flavor in (ps.get("flavors") or {}).values():
+            if flavor not in names:
+                names.append(flavor)
+        source = source or ps.get("flavorsSource")
+    return names, source if names else None
+
+
 def summary(wl: dict[str, Any], doc: dict[str, Any]) -> dict[str, Any]:
-    """One Workload's line: who owns it, its queue, its state, the DRA charge and the short reason."""
+    """One Workload's line: who owns it, its queue, its flavors, its state, the DRA charge and the
+    short reason."""
     queue = doc.get("queue") or {}
+    flavors, source = _flavors(doc)
     return {
         "namespace": wl["metadata"].get("namespace"),
         "name": wl["metadata"]["name"],
         "owner": _owner_of(wl),
         "localQueue": (wl.get("spec") or {}).get("queueName"),
         "clusterQueue": queue.get("clusterQueue"),
+        "flavors": flavors,
+        "flavorsSource": source,
         "state": doc["state"],
         "draCharge": doc.get("draCharge") or {},
         "reason": doc.get("reason"),

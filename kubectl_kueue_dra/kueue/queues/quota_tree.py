@@ -13,13 +13,17 @@ tree (ClusterQueues are leaves, Cohorts inner nodes) and per (flavor, resource):
   capped by ``subtree + borrowingLimit`` when a borrowing limit is set;
 * ``available``: the same with usage taken off.
 
-The verdicts built on it are in ``quota.py``.
+Kueue keeps each Cohort's usage as a running sum (``addUsage``/``removeUsage``); the derived sum
+here is equal to it, so a simulated removal only changes a ClusterQueue's own usage. The
+borrowing level (``classical.FindHeightOfLowestSubtreeThatFits``) and the checks preemption uses
+(within nominal, fits in quota) are here too. The flavor assigner built on it is ``assigner.py``.
 
 Pure: ClusterQueues and Cohorts come in as JSON dicts.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,7 +50,8 @@ class Node:
     quotas: dict[FlavorResource, Quota] = field(default_factory=dict)
     parent: Node | None = None
     children: list[Node] = field(default_factory=list)
-    #: ClusterQueues: reserved quota from status.flavorsReservation
+    #: ClusterQueues: the quota its workloads hold (from the Workloads, or status.flavorsReservation);
+    #: changed in place to simulate removals
     reserved: dict[FlavorResource, int] = field(default_factory=dict)
 
     def subtree(self, fr: FlavorResource) -> int:
@@ -89,6 +94,66 @@ class Node:
         return max(0, self.local(fr) - self.usage(fr)) + parent_available
 
 
+    def has_parent(self) -> bool:
+        return self.parent is not None
+
+    def nominal(self, fr: FlavorResource) -> int:
+        return self.quotas[fr].nominal if fr in self.quotas else 0
+
+    def local_available(self, fr: FlavorResource) -> int:
+        """``LocalAvailable``: what the lending limit keeps here and is not used."""
+        return max(0, self.local(fr) - self.usage(fr))
+
+    def borrowing_with(self, fr: FlavorResource, value: int) -> bool:
+        """``BorrowingWith``: usage plus ``value`` goes beyond the quota of this node."""
+        return self.subtree(fr) < self.usage(fr) + value
+
+    def within_nominal(self, frs: set[FlavorResource]) -> bool:
+        """``IsWithinNominalInResources``."""
+        return all(self.subtree(fr) >= self.usage(fr) for fr in frs)
+
+    def fits_in_quota(self, requests: dict[FlavorResource, int]) -> tuple[bool, dict[FlavorResource, int]]:
+        """``QuantitiesFitInQuota``: whether the requests fit the node's own quota, and what is
+        left of them after its local quota."""
+        fits = all(self.subtree(fr) >= self.usage(fr) + v for fr, v in requests.items())
+        return fits, {fr: max(0, v - self.local_available(fr)) for fr, v in requests.items()}
+
+    def ancestors(self) -> list[Node]:
+        """The parent, its parent, … up to the root (``PathParentToRoot``)."""
+        out, node = [], self.parent
+        while node is not None:
+            out.append(node)
+            node = node.parent
+        return out
+
+    def root(self) -> Node:
+        up = self.ancestors()
+        return up[-1] if up else self
+
+    def height(self) -> int:
+        """A Cohort's distance to its furthest leaf (``getNodeHeight``)."""
+        if self.kind == "ClusterQueue":
+            return 0
+        return max([min(len(self.children), 1)] + [c.height() + 1 for c in self.children if c.kind == "Cohort"])
+
+    def cluster_queues_below(self) -> list[Node]:
+        if self.kind == "ClusterQueue":
+            return [self]
+        return [q for c in self.children for q in c.cluster_queues_below()]
+
+    def borrowing_level(self, fr: FlavorResource, value: int) -> tuple[int, bool]:
+        """``FindHeightOfLowestSubtreeThatFits``: the height of the lowest cohort whose quota
+        holds ``value`` (0 without borrowing), and whether quota may still be reclaimed above it."""
+        if not self.borrowing_with(fr, value) or self.parent is None:
+            return 0, self.parent is not None
+        remaining = value - self.local_available(fr)
+        for node in self.ancestors():
+            if not node.borrowing_with(fr, remaining):
+                return node.height(), node.parent is not None
+            remaining -= node.local_available(fr)
+        return self.root().height(), False
+
+
 class TreeError(Exception):
     """The cohort tree cannot be built (a cycle): Kueue deactivates such ClusterQueues."""
 
@@ -113,7 +178,8 @@ def _quotas(spec: dict[str, Any]) -> dict[FlavorResource, Quota]:
     return out
 
 
-def _reserved(cq: dict[str, Any]) -> dict[FlavorResource, int]:
+def reservation(cq: dict[str, Any]) -> dict[FlavorResource, int]:
+    """The ClusterQueue's ``status.flavorsReservation``: the quota its workloads hold, as Kueue sums it."""
     out: dict[FlavorResource, int] = {}
     for fu in (cq.get("status") or {}).get("flavorsReservation") or []:
         for r in fu.get("resources") or []:
@@ -121,16 +187,20 @@ def _reserved(cq: dict[str, Any]) -> dict[FlavorResource, int]:
     return out
 
 
-def build_tree(cluster_queues: list[dict[str, Any]], cohorts: list[dict[str, Any]]) -> dict[str, Node]:
+def build_tree(cluster_queues: Sequence[dict[str, Any]], cohorts: Sequence[dict[str, Any]],
+               usage: Mapping[str, dict[FlavorResource, int]] | None = None) -> dict[str, Node]:
     """ClusterQueue name -> its node, linked into the cohort tree. A cohort named by a ClusterQueue
-    or a Cohort's ``parentName`` without a Cohort object is an implicit cohort without quota."""
-    return build_forest(cluster_queues, cohorts)[0]
+    or a Cohort's ``parentName`` without a Cohort object is an implicit cohort without quota.
+    ``usage``: ClusterQueue name -> the quota its workloads hold; without it, each ClusterQueue's
+    ``status.flavorsReservation``."""
+    return build_forest(cluster_queues, cohorts, usage)[0]
 
 
-def build_forest(cluster_queues: list[dict[str, Any]],
-                 cohorts: list[dict[str, Any]]) -> tuple[dict[str, Node], dict[str, Node]]:
+def build_forest(cluster_queues: Sequence[dict[str, Any]], cohorts: Sequence[dict[str, Any]],
+                 usage: Mapping[str, dict[FlavorResource, int]] | None = None
+                 ) -> tuple[dict[str, Node], dict[str, Node]]:
     """(ClusterQueue name -> node, cohort name -> node) of the whole forest, implicit cohorts
-    included. Raises TreeError on a cycle."""
+    included (``usage`` as build_tree's). Raises TreeError on a cycle."""
     nodes: dict[str, Node] = {}
 
     def cohort(name: str) -> Node:
@@ -160,7 +230,8 @@ def build_forest(cluster_queues: list[dict[str, Any]],
     queues: dict[str, Node] = {}
     for obj in cluster_queues:
         name = (obj.get("metadata") or {}).get("name") or ""
-        node = Node("ClusterQueue", name, _quotas(obj.get("spec") or {}), reserved=_reserved(obj))
+        held = dict(usage.get(name) or {}) if usage is not None else reservation(obj)
+        node = Node("ClusterQueue", name, _quotas(obj.get("spec") or {}), reserved=held)
         parent_name = cohort_of(obj)
         if parent_name:
             node.parent = cohort(parent_name)

@@ -73,6 +73,14 @@ CONDITION_CAUSES: list[tuple[str, Code, str, str]] = [
      "the workload asks for more than the ClusterQueue can ever get: its nominal quota plus what the cohort "
      "tree can lend it (other queues' lendingLimit, nested cohorts' quotas), capped by its borrowingLimit",
      "kueue-condition"),
+    (r"doesn't match node affinity", F.NodeAffinityMismatch,
+     "the pod's nodeSelector or required node affinity excludes the flavor's nodeLabels (Kueue compares only the "
+     "label keys each flavor sets)", ""),
+    (r"untolerated taint", F.UntoleratedTaint,
+     "a flavor's nodeTaints (NoSchedule/NoExecute) are not tolerated by the pod or by the flavor's own tolerations",
+     "kueue-condition"),
+    (r"^couldn't assign flavors to pod set .*flavor \S+ not found", F.FlavorNotFound,
+     "the ClusterQueue names a ResourceFlavor that does not exist", "kueue-condition"),
 ]
 
 

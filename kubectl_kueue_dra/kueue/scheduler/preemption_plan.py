@@ -1,0 +1,97 @@
+"""For a workload whose flavors need preemption: whom Kueue would preempt (``GetTargets`` on the
+whole assignment), or, when nobody, why not in words — the policy that forbids it, the priorities
+that protect the candidates, or that preempting everyone allowed would not free enough.
+
+Pure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import preemption
+from .assignment import Assignment
+from .preemption import Target, satisfies, uses
+from .snapshot import NEVER, Preemptor, Snapshot
+from .world import FlavorResource
+
+_POLICY_WORDS = {"LowerPriority": "a lower priority",
+                 "LowerOrNewerEqualPriority": "a lower priority, or the same priority and queued later",
+                 "Any": "any priority"}
+
+
+@dataclass(kw_only=True)
+class PreemptionPlan:
+    #: None: unknown (``unknown`` says why)
+    possible: bool | None
+    targets: list[Target] = field(default_factory=list)
+    why: str | None = None
+    unknown: str | None = None
+
+
+def plan(snap: Snapshot, preemptor: Preemptor, asg: Assignment) -> PreemptionPlan | None:
+    """None unless the assignment needs preemption."""
+    if asg.unknown is not None or asg.mode != "Preempt":
+        return None
+    policy = snap.rules.policy
+    if policy.within_cluster_queue == NEVER and (snap.node.parent is None or policy.reclaim_within_cohort == NEVER):
+        return PreemptionPlan(possible=False, why=why_not(snap, preemptor, asg.preempt_pairs()))
+    unknown = preemption.unknown_reason(snap)
+    if unknown is not None:
+        return PreemptionPlan(possible=None, unknown=unknown)
+    frs = asg.preempt_pairs()
+    found = preemption.targets(snap, preemptor, asg.total_requests(), frs)
+    if found:
+        return PreemptionPlan(possible=True, targets=found)
+    return PreemptionPlan(possible=False, why=why_not(snap, preemptor, frs))
+
+
+def _pairs(frs: set[FlavorResource]) -> str:
+    return ", ".join(f"{r} of flavor {f}" for f, r in sorted(frs))
+
+
+def why_not(snap: Snapshot, preemptor: Preemptor, frs: set[FlavorResource]) -> str:
+    """Why no preemption frees ``frs`` for the preemptor, in words."""
+    policy, cq, node = snap.rules.policy, snap.rules.name, snap.node
+    in_cohort = node.parent is not None
+    if policy.within_cluster_queue == NEVER and (not in_cohort or policy.reclaim_within_cohort == NEVER):
+        tail = " and reclaimWithinCohort is Never" if in_cohort else " and it is in no cohort"
+        return f"ClusterQueue {cq} preempts nothing: its withinClusterQueue is Never{tail}"
+    parts = []
+    if policy.within_cluster_queue == NEVER:
+        parts.append(f"ClusterQueue {cq} never preempts its own workloads (withinClusterQueue: Never)")
+    else:
+        holders = [w for w in snap.workloads(cq) if uses(w, frs)]
+        allowed = [w for w in holders if satisfies(policy.within_cluster_queue, preemptor, w, snap)]
+        if not holders:
+            parts.append(f"no workload of ClusterQueue {cq} holds {_pairs(frs)}")
+        elif not allowed:
+            parts.append(f"the {len(holders)} workload(s) of ClusterQueue {cq} holding {_pairs(frs)} do not have "
+                         f"{_POLICY_WORDS.get(policy.within_cluster_queue, policy.within_cluster_queue)} than "
+                         f"{preemptor.priority} (withinClusterQueue: {policy.within_cluster_queue})")
+        else:
+            parts.append(f"preempting the {len(allowed)} workload(s) of ClusterQueue {cq} it may preempt would not "
+                         "free enough")
+    if in_cohort:
+        parts.append(_cohort_part(snap, preemptor, frs))
+    return "; ".join(parts)
+
+
+def _cohort_part(snap: Snapshot, preemptor: Preemptor, frs: set[FlavorResource]) -> str:
+    policy, node = snap.rules.policy, snap.node
+    root = node.root()
+    if policy.reclaim_within_cohort == NEVER:
+        return f"it never reclaims quota from cohort {root.name} (reclaimWithinCohort: Never)"
+    others = [q for q in root.cluster_queues_below() if q is not node and q.name not in snap.inactive]
+    borrowing = [q for q in others if not q.within_nominal(frs)]
+    if not borrowing:
+        return f"no other ClusterQueue of cohort {root.name} uses more than its nominal quota of {_pairs(frs)}"
+    holders = [w for q in borrowing for w in snap.workloads(q.name) if uses(w, frs)]
+    allowed = [w for w in holders if satisfies(policy.reclaim_within_cohort, preemptor, w, snap)]
+    names = ", ".join(sorted(q.name for q in borrowing))
+    if not allowed:
+        return (f"the workloads of the ClusterQueues borrowing it ({names}) do not have "
+                f"{_POLICY_WORDS.get(policy.reclaim_within_cohort, policy.reclaim_within_cohort)} than "
+                f"{preemptor.priority} (reclaimWithinCohort: {policy.reclaim_within_cohort})")
+    extra = "" if not policy.borrowing_forbidden else " without itself borrowing (borrowWithinCohort: Never)"
+    return f"reclaiming from {names} would not free enough{extra}"
