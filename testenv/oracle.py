@@ -186,8 +186,10 @@ def _newest_first(version: str) -> tuple[int, ...]:
 
 
 def _order(world: World, restarts: bool = False) -> tuple:
-    """Same version and configuration next to each other: fewest Kueue starts."""
-    return _newest_first(world.version), json.dumps(setup_of(world).__dict__, default=str), restarts
+    """Same version and configuration next to each other: fewest Kueue starts; among them, the
+    same cluster-wide objects next to each other: fewest reloads."""
+    return _newest_first(world.version), json.dumps(setup_of(world).__dict__, default=str), restarts, \
+        _loaded_key(world)
 
 
 def group_by_world(scens: list[Scenario]) -> list[tuple[World, list[Scenario]]]:

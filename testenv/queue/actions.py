@@ -9,6 +9,7 @@ Names carry the ``{cq}``/``{ns}`` placeholders of ``objects``; a Workload is nam
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from collections.abc import Callable
 from typing import Any
@@ -214,3 +215,17 @@ def stop_cluster_queue(policy: str) -> Patch:
 
 def stop_local_queue(name: str, policy: str) -> Patch:
     return Patch("localqueues.kueue.x-k8s.io", name, {"spec": {"stopPolicy": policy}})
+
+
+@dataclass
+class Wait(Action):
+    """Let time pass (a timeout of Kueue's to expire) before the world settles again."""
+
+    seconds: float
+    why: str
+
+    def describe(self) -> str:
+        return f"wait {self.seconds:g} s ({self.why})"
+
+    def run(self, ctx: Context) -> None:
+        time.sleep(self.seconds)

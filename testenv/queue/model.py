@@ -4,8 +4,9 @@ then show.
 A ``QueueScenario`` lives in a namespace of its own with a ClusterQueue of its own (``{cq}``), whose
 spec is free-form (``objects.queue_spec``). It brings its cluster-scoped objects (named after its
 ClusterQueue, ``objects.own``) and LocalQueues in ``setup``, then its Jobs and Workloads in
-``waves``: each wave is created more than a second after the previous one (``creationTimestamp``
-has one-second resolution and Kueue orders by it), without waiting for Kueue in between. After the
+``waves``: a wave's Workloads are created more than a second after the previous wave's
+(``creationTimestamp`` has one-second resolution and Kueue orders by the Workload's, which Kueue
+creates for a Job, sometimes after a retry), without waiting for Kueue to admit anything. After the
 first settle come the ``steps``: each applies its actions, then every scenario of the world
 settles again. A scenario declares what Kueue must show after each phase (``expect`` after the
 first settle, ``Step.expect`` after its step): the state it was written for; a scenario that does

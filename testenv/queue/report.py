@@ -65,10 +65,28 @@ def _esc(text: str) -> str:
 
 
 def reached_table(report: QueueReport, markdown: bool = False, width: int = 70) -> str:
+    """One row per scenario, phase and Job/Workload: what it declares, what Kueue did on each
+    version ("same" when a later version did the same), and whether that is the declared state."""
     names = report.namespaces()
-    head = ("scenario", "Kueue", "after", "subject", "declared", "Kueue did", "reached")
-    rows = [(r.scenario, r.version, f"phase {r.phase}", r.subject, _clean(r.want, names), _clean(r.kueue, names),
-             "yes" if not r.problems else "NO: " + _clean("; ".join(r.problems), names)) for r in report.reached]
+    versions = list(dict.fromkeys(r.world.version for r in report.runs))
+    seen: dict[tuple[str, int, str], dict[str, Reached]] = {}
+    for r in report.reached:
+        seen.setdefault((r.scenario, r.phase, r.subject), {})[r.version] = r
+    head = ("scenario", "after", "subject", "declared", *(f"Kueue {v}" for v in versions))
+    rows = []
+    for (scenario, phase, subject), by_version in seen.items():
+        first = next(iter(by_version.values()))
+        cells, shown = [], None
+        for v in versions:
+            r = by_version.get(v)
+            if r is None:
+                cells.append("did not run")
+                continue
+            did = _clean(r.kueue, names)
+            verdict = "reached" if not r.problems else "NOT REACHED: " + _clean("; ".join(r.problems), names)
+            cells.append(f"same ({verdict})" if did == shown else f"{did} ({verdict})")
+            shown = did
+        rows.append((scenario, f"phase {phase}", subject, _clean(first.want, names), *cells))
     return _render(head, rows, markdown, width, f"{report.reached_ok}/{len(report.reached)} states reached")
 
 

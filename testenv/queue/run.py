@@ -37,8 +37,11 @@ from testenv.queue.observe import Observed, all_workloads, find_workload, list_a
 
 STABLE = float(os.environ.get("KUEUE_DRA_QUEUE_STABLE", "3"))
 SETTLE_TIMEOUT = float(os.environ.get("KUEUE_DRA_QUEUE_SETTLE_TIMEOUT", "120"))
+#: log every change seen while settling
+DEBUG = bool(os.environ.get("KUEUE_DRA_QUEUE_DEBUG"))
 WAVE_GAP = 1.1  # creationTimestamp has one-second resolution
-POLL = 0.4
+SETUP_GAP = 1.0  # Kueue's caches take in the flavors, priority classes and queues before the first Job
+POLL = float(os.environ.get("KUEUE_DRA_QUEUE_POLL", "0.4"))
 CQS = "/apis/kueue.x-k8s.io/v1beta2/clusterqueues"
 LQS = "/apis/kueue.x-k8s.io/v1beta2/localqueues"
 
@@ -114,13 +117,30 @@ class QueueWorldRun:
         for name in checks:  # play their controller: Active=True through the status subresource
             cluster.kubectl("patch", "admissionchecks.kueue.x-k8s.io", name, "--subresource=status",
                             "--type=merge", "-p", _json({"status": {"conditions": [objects.active_condition()]}}))
-        waves = max(len(p.scenario.waves) for p in self.placed)
-        for i in range(waves):
+        time.sleep(SETUP_GAP)
+        for i in range(max(len(p.scenario.waves) for p in self.placed)):
             if i:
                 time.sleep(WAVE_GAP)
-            batch = [o for p in self.placed if i < len(p.scenario.waves) for o in resolve(p.scenario.waves[i], p.cq, p.ns)]
-            if batch:
-                cluster.apply(batch)
+            batch = [(p, o) for p in self.placed if i < len(p.scenario.waves)
+                     for o in resolve(p.scenario.waves[i], p.cq, p.ns)]
+            cluster.apply([o for _, o in batch])
+            self._wait_for_workloads(cluster, [(p.ns, f"{'job' if o['kind'] == 'Job' else 'workload'}/"
+                                                f"{o['metadata']['name']}") for p, o in batch])
+
+    def _wait_for_workloads(self, cluster: Cluster, keys: list[tuple[str, str]]) -> None:
+        """Until Kueue has made the Workload of every Job of a wave. Kueue orders by the Workload's
+        creationTimestamp, not the Job's: a Job whose Workload comes late (Kueue retries with a
+        backoff when it reads a priority class its cache does not have yet) would jump the queue."""
+        deadline = time.monotonic() + SETTLE_TIMEOUT
+        while True:
+            wls = all_workloads(cluster)
+            missing = [f"{ns} {subj}" for ns, subj in keys if find_workload(wls, ns, subj) is None]
+            if not missing:
+                return
+            if time.monotonic() > deadline:
+                self.log(f"queue oracle: world {self.world.name}: no Workload for {', '.join(missing)}")
+                return
+            time.sleep(POLL)
 
     # ------------------------------------------------------------------------------------ settle
     def _settle(self, cluster: Cluster, phase: int) -> tuple[list[dict], list[dict], list[dict]]:
@@ -142,6 +162,8 @@ class QueueWorldRun:
                 sig = signature(wl) + _json((queues.get(p.cq) or {}).get("status", {}).get("conditions"))
                 key = (p.ns, subj)
                 if key not in seen or seen[key][0] != sig:
+                    if DEBUG and key in seen:
+                        self.log(f"queue oracle: +{now - started:.1f}s {p.scenario.id} {subj}: {summary(wl)}")
                     seen[key] = (sig, now)
                 if (wl is None and key not in gone_ok) or now - seen[key][1] < STABLE:
                     still = False

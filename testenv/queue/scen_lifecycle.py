@@ -5,12 +5,15 @@ created inactive it never gets a QuotaReserved condition; deactivated while pend
 last (stale) QuotaReserved message; deactivated after admission its quota is released with
 ``Requeued=False Deactivated``, and reactivating it sets ``Requeued=True Reactivated``. A
 preempted victim is requeued (``Requeued=True Preempted``) and admitted again once its preemptor
-is gone (the preemptor's Job deleted: its Workload is Finished with OwnerNotFound).
+is gone (the preemptor's Job deleted: its Workload is Finished with OwnerNotFound). With
+``waitForPodsReady`` an admitted workload whose pods never get ready is evicted (PodsReadyTimeout)
+and waits out ``requeueState.requeueAt`` (``Requeued=False``): that needs a Kueue configuration of its
+own, so it has a world of its own (``PODS_READY``).
 """
 
 from __future__ import annotations
 
-from testenv.queue.actions import Delete, activate, deactivate
+from testenv.queue.actions import Delete, Wait, activate, deactivate
 from testenv.queue.model import Expect, QueueScenario, Step, admitted, pending, preempted
 from testenv.queue.objects import (
     admission_check, bare_workload, flavor, group, job, pod, queue_spec, quota, workload_priority_class,
@@ -71,3 +74,21 @@ def scenarios() -> list[QueueScenario]:
             steps=[Step("deactivate the Workload (spec.active=false)", [deactivate("job/train")], {
                 "job/train": Expect("inactive", conds={**DEACTIVATED, "Requeued": "False/Deactivated"})})]),
     ]
+
+
+#: Kueue's configuration of the PodsReady world: a workload whose pods are not all ready 5 s after
+#: admission is evicted (no pod ever runs here: there is no kubelet), then waits 600 s to be requeued
+PODS_READY = {"waitForPodsReady": {"timeout": "5s", "blockAdmission": False,
+                                   "requeuingStrategy": {"backoffBaseSeconds": 600}}}
+
+
+def pods_ready_scenarios() -> list[QueueScenario]:
+    """The scenarios of the PodsReady world (its own Kueue configuration: every admitted workload
+    there times out)."""
+    return [QueueScenario(
+        "podsready-timeout", "waitForPodsReady timeout 5s: the admitted job's pods never get ready; evicted, "
+        "requeued after a 600 s backoff", "lifecycle", _cq(), ["job/train"], [[job("train")]],
+        {"job/train": admitted(cpu="f")}, setup=[flavor("f")],
+        steps=[Step("wait for the PodsReady timeout", [Wait(6, "waitForPodsReady timeout 5s")], {
+            "job/train": Expect("evicted", message="Exceeded the PodsReady timeout", requeue_at=True,
+                                conds={"Evicted": "True/PodsReadyTimeout", "Requeued": "False/PodsReadyTimeout"})})])]

@@ -4,7 +4,9 @@ Every queue scenario runs in the world ``queue``: the devices world of the DRA m
 DeviceClasses, ResourceSlices, mappings and gates), so it shares that world's Kueue process: no
 Kueue start of its own. The one scenario that restarts Kueue (``mapping-renamed``) has a world of
 its own, ``queue-remap``, which starts with the same configuration and runs last among the worlds
-that have it. Every scenario runs on v0.19.2 and v0.18.4 unless it says otherwise
+that have it. ``podsready-timeout`` needs ``waitForPodsReady`` with a short timeout, which would
+evict every admitted workload of a world: ``queue-podsready`` has it, and one Kueue start per
+version of its own. Every scenario runs on v0.19.2 and v0.18.4 unless it says otherwise
 (``QueueScenario.versions``).
 """
 
@@ -25,9 +27,11 @@ def gates_of(version: str) -> dict[str, bool]:
     return dict(V18_GATES) if version == V18 else {}
 
 
-def world(name: str, version: str) -> World:
-    """A world equal to the DRA matrix's devices world of ``version`` (so Kueue is shared)."""
-    return World(name, version, DEVICES_MAPPINGS, gates_of(version), devices_classes(), devices_slices())
+def world(name: str, version: str, config: dict | None = None) -> World:
+    """A world equal to the DRA matrix's devices world of ``version`` (so Kueue is shared), or with
+    more Kueue configuration (then it starts Kueue, but needs no other cluster-wide objects)."""
+    return World(name, version, DEVICES_MAPPINGS, gates_of(version), devices_classes(), devices_slices(),
+                 config=config or {})
 
 
 def queue_scenarios() -> list[QueueScenario]:
@@ -39,14 +43,16 @@ def worlds(versions: tuple[str, ...] = (V19, V18), match: str = "") -> list[Queu
     """The world runs for these versions; ``match``: only scenario ids containing it."""
     out = []
     for version in versions:
-        for name, scens in ((f"queue-{version}", queue_scenarios()),
-                            (f"queue-remap-{version}", scen_changes.remap_scenarios(gates_of(version)))):
+        for name, scens, config in (
+                (f"queue-{version}", queue_scenarios(), None),
+                (f"queue-remap-{version}", scen_changes.remap_scenarios(gates_of(version)), None),
+                (f"queue-podsready-{version}", scen_lifecycle.pods_ready_scenarios(), scen_lifecycle.PODS_READY)):
             mine = [s for s in scens if match in s.id and (s.versions is None or version in s.versions)]
             if mine:
-                out.append(QueueWorldRun(world(name, version), mine))
+                out.append(QueueWorldRun(world(name, version, config), mine))
     return out
 
 
 def every() -> list[QueueScenario]:
-    """Every queue scenario, of both worlds."""
-    return queue_scenarios() + scen_changes.remap_scenarios({})
+    """Every queue scenario, of every world."""
+    return queue_scenarios() + scen_changes.remap_scenarios({}) + scen_lifecycle.pods_ready_scenarios()
