@@ -13,7 +13,8 @@ For one explained subject after one phase:
 * evicted / preempted: ``eviction.reason`` and ``preemption`` (reason, preemptor) are Kueue's;
 * a pending preemptor: the targets it predicts are the workloads Kueue preempted for it by the
   scenario's end (the step that lets it run comes after the explanation);
-* admission checks: the states are Kueue's; position: the visibility API's;
+* admission checks: the states are Kueue's; position: the visibility API's; Kueue's words quoted
+  (``kueueMessage``) are words Kueue wrote;
 * and no contradiction: never admitted or silent on why for a workload Kueue holds pending, never
   a DRA rejection or a waiting cause as the verdict of a workload Kueue admitted.
 """
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from testenv.queue.causes import cause
+from testenv.queue.causes import PREEMPTING, cause
 from testenv.queue.expect import summary
 from testenv.queue.observe import Observed, condition, kueue_state, preemptor_of, subject_of, victims_of
 
@@ -87,9 +88,9 @@ def _contradictions(doc: dict, state: str) -> list[str]:
     if state in ("pending", "evicted") and doc.get("reason") in (None, "", "Admitted"):
         out.append(f"CONTRADICTION: explain gives no reason why it waits (reason {doc.get('reason')!r})")
     if holds:
-        dra = (doc.get("dra") or {}).get("message")
-        if dra:
-            out.append(f"CONTRADICTION: a DRA rejection for a workload Kueue {state}: {dra}")
+        dra = doc.get("dra") or {}
+        if dra.get("message") and not dra.get("afterAdmission"):  # a change since admission may be told as one
+            out.append(f"CONTRADICTION: a DRA rejection for a workload Kueue {state}: {dra['message']}")
         wrong = sorted({f.get("code") for f in doc.get("findings") or []
                         if f.get("severity") == "error" and f.get("code") in WAITING_CODES})
         if wrong:
@@ -148,10 +149,10 @@ def _cause_problems(doc: dict, wl: dict, obs: Observed) -> list[str]:
                        if t.get("outcome") != "notTried" for r in t.get("reasons") or [] if r.get("message"))
     if predicted and c.flavor_texts and predicted != sorted(c.flavor_texts):
         out.append(f"flavor reasons {predicted}, Kueue's message has {sorted(c.flavor_texts)}")
-    said = doc.get("kueueMessage")
-    qr = condition(wl, "QuotaReserved") or {}
-    if said is not None and qr.get("status") == "False" and said != qr.get("message"):
-        out.append(f"kueueMessage {said!r} is not Kueue's {qr.get('message')!r}")
+    message = (condition(wl, "QuotaReserved") or {}).get("message") or ""
+    verdict = ((doc.get("queue") or {}).get("verdict") or {}).get("message")
+    if verdict and c.flavor_texts and verdict != message:  # the predicted scheduler message, whole
+        out.append(f"predicted message {verdict!r}, Kueue's {message!r}")
     return out
 
 
@@ -192,10 +193,18 @@ def _preemption_problems(doc: dict, wl: dict, obs: Observed, final: Observed) ->
     uid = wl["metadata"].get("uid")
     now = next((w for w in final.namespace_workloads if w["metadata"].get("uid") == uid), wl)
     victims = sorted(w["metadata"]["name"] for w in victims_of(now, final.namespace_workloads))
+    preempting = PREEMPTING.search((condition(wl, "QuotaReserved") or {}).get("message") or "")
+    if preempting and (got.get("role") != "preemptor" or got.get("possible") is not True):
+        out.append(f"Kueue is preempting for it, explain: preemption {got.get('role')!r} possible {got.get('possible')!r}")
     if got.get("role") == "preemptor":
         targets = sorted(t.get("name") for t in got.get("targets") or [])
         if targets != victims:
             out.append(f"predicted targets {targets}, Kueue preempted {victims}")
+        holding = sorted(w["metadata"]["name"] for w in victims_of(wl, obs.namespace_workloads)
+                         if kueue_state(w) == "evicting")
+        waiting = sorted(t.get("name") for t in got.get("waitingFor") or [])
+        if "waitingFor" in got and waiting != holding:
+            out.append(f"waitingFor {waiting}, Kueue's victims still holding quota: {holding}")
     elif victims and kueue_state(wl) not in ("admitted", "reserved", "finished"):
         out.append(f"no preemption predicted, Kueue preempted {victims} for it")
     return out
@@ -212,14 +221,26 @@ def _position_problems(doc: dict, wl: dict, obs: Observed) -> list[str]:
         return []
     pos = obs.positions.get(wl["metadata"]["name"])
     got = doc.get("position")
-    if pos is None:
-        return [f"position {got}, the visibility API does not list it"] if got else []
+    if pos is None:  # not queued: no position, or one explain says it does not know
+        return [f"position {got}, the visibility API does not list it"] \
+            if got and (got.get("clusterQueue") is not None or not got.get("unknown")) else []
     if not got:
         return [f"no position, the visibility API: {pos}"]
     if (got.get("clusterQueue"), got.get("localQueue")) != (pos["clusterQueue"], pos["localQueue"]):
         return [f"position cq {got.get('clusterQueue')} lq {got.get('localQueue')}, the visibility API: "
                 f"cq {pos['clusterQueue']} lq {pos['localQueue']}"]
     return []
+
+
+def _quote_problems(doc: dict, wl: dict, obs: Observed) -> list[str]:
+    """Kueue's words quoted beside explain's (``kueueMessage``, on a finding or the document) must
+    be words Kueue wrote: a message of the Workload's conditions or checks, or of its queues'."""
+    said = {c.get("message") for c in (wl.get("status") or {}).get("conditions") or []}
+    said |= {c.get("message") for c in (wl.get("status") or {}).get("admissionChecks") or []}
+    for q in (*obs.cluster_queues.values(), *obs.local_queues.values()):
+        said |= {c.get("message") for c in (q.get("status") or {}).get("conditions") or []}
+    quotes = [f.get("kueueMessage") for f in doc.get("findings") or []] + [doc.get("kueueMessage")]
+    return [f"kueueMessage {q!r} is not a message Kueue wrote" for q in quotes if q and q not in said]
 
 
 def explain_summary(doc: dict) -> str:
@@ -261,7 +282,7 @@ def judge(row: QueueRow, wl: dict | None, obs: Observed, final: Observed, doc: d
     if state in ("pending", "evicted", "inactive"):
         problems += _cause_problems(doc, wl, obs)
     problems += _eviction_problems(doc, wl) + _preemption_problems(doc, wl, obs, final)
-    problems += _check_problems(doc, wl) + _position_problems(doc, wl, obs)
+    problems += _check_problems(doc, wl) + _position_problems(doc, wl, obs) + _quote_problems(doc, wl, obs)
     row.explain = explain_summary(doc)
     row.agree, row.why = not problems, "; ".join(problems)
     row.details["preemptor"] = subject_of(p) if (p := preemptor_of(wl, obs.namespace_workloads)) else None

@@ -164,3 +164,39 @@ def test_expectations_check_states_checks_and_positions():
     inactive = wl("w", [("Evicted", "True", "Deactivated", "The workload is deactivated")], active=False)
     assert kueue_state(inactive) == "inactive"
     assert cause(inactive, observed(inactive)).reasons == {"Inactive", "Deactivated"}
+
+
+def test_a_quote_of_kueue_must_be_kueues_words():
+    w = wl("job-train-1", [("QuotaReserved", "False", "Pending", AFFINITY)], job="train")
+    obs = observed(w, subjects={"job/train": w})
+    doc = {"state": "Pending", "reason": "NodeAffinityMismatch", "admitted": False, "podSets": [],
+           "findings": [{"code": "NodeAffinityMismatch", "severity": "error", "kueueMessage": AFFINITY},
+                        {"code": "UntoleratedTaint", "severity": "error"}]}
+    assert judge(row(), w, obs, obs, doc, "").agree
+    doc["findings"][0]["kueueMessage"] = AFFINITY.replace("ondemand", "spot")
+    assert "not a message Kueue wrote" in judge(row(), w, obs, obs, doc, "").why
+
+
+def test_a_preemptor_waiting_for_its_victim():
+    waiting = (f"couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor {CQ}-f, 2 more "
+               "needed. Pending the preemption of 1 workload(s)")
+    high = wl("job-high-1", [("QuotaReserved", "False", "Pending", waiting)], uid="u-high", job="high")
+    victim = wl("victim", [*ADMITTED, ("Evicted", "True", "Preempted", PREEMPTED),
+                           ("Preempted", "True", "InClusterQueue", PREEMPTED)], uid="u-v", admission=adm(f"{CQ}-f"))
+    obs = observed(high, victim, subjects={"job/high": high})
+    assert kueue_state(victim) == "evicting"
+    texts = [t for _, t in flavor_reasons(waiting)]
+    doc = {"state": "Pending", "reason": "Preempting", "admitted": False, "findings": [],
+           "podSets": [{"name": "main", "flavorsTried": [{"resourceGroup": 0, "flavor": f"{CQ}-f", "outcome": "preempt",
+                                                          "reasons": [{"code": "QuotaExhausted", "message": texts[0]}]}]}],
+           "queue": {"verdict": {"message": waiting}},
+           "preemption": {"role": "preemptor", "possible": True, "targets": [{"namespace": NS, "name": "victim"}],
+                          "waitingFor": [{"namespace": NS, "name": "victim"}]}}
+    assert judge(row(), high, obs, obs, doc, "").agree, judge(row(), high, obs, obs, doc, "").why
+    for lie in ({"possible": False}, {"waitingFor": []}, {"targets": []}):
+        bad = copy.deepcopy(doc)
+        bad["preemption"].update(lie)
+        assert not judge(row(), high, obs, obs, bad, "").agree, lie
+    bad = copy.deepcopy(doc)
+    bad["queue"]["verdict"]["message"] = waiting.replace("2 more", "1 more")
+    assert "predicted message" in judge(row(), high, obs, obs, bad, "").why
