@@ -131,6 +131,12 @@ class PatchWorkload(Action):
                             "--type=merge", "-p", json.dumps(self.patch))
 
 
+def touch(subject: str) -> PatchWorkload:
+    """An annotation on the Workload: any update makes Kueue reconcile it (on a cluster its pods'
+    updates do); here nothing else would, and a timeout Kueue set itself can be missed under load."""
+    return PatchWorkload(subject, {"metadata": {"annotations": {"kueue-dra.test/touched": "1"}}})
+
+
 def deactivate(subject: str) -> PatchWorkload:
     return PatchWorkload(subject, {"spec": {"active": False}})
 
