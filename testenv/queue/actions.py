@@ -16,6 +16,7 @@ from typing import Any
 
 from testenv.harness import Cluster
 from testenv.queue.objects import active_condition
+from testenv.queue.observe import kueue_state
 
 
 def resolve(value: Any, cq: str, ns: str) -> Any:
@@ -131,12 +132,6 @@ class PatchWorkload(Action):
                             "--type=merge", "-p", json.dumps(self.patch))
 
 
-def touch(subject: str) -> PatchWorkload:
-    """An annotation on the Workload: any update makes Kueue reconcile it (on a cluster its pods'
-    updates do); here nothing else would, and a timeout Kueue set itself can be missed under load."""
-    return PatchWorkload(subject, {"metadata": {"annotations": {"kueue-dra.test/touched": "1"}}})
-
-
 def deactivate(subject: str) -> PatchWorkload:
     return PatchWorkload(subject, {"spec": {"active": False}})
 
@@ -224,14 +219,20 @@ def stop_local_queue(name: str, policy: str) -> Patch:
 
 
 @dataclass
-class Wait(Action):
-    """Let time pass (a timeout of Kueue's to expire) before the world settles again."""
+class Await(Action):
+    """Let time pass until Kueue's own timer moves the Workload of ``subject`` to ``state`` (a
+    timeout of Kueue's configuration), at most ``timeout`` seconds; then the world settles. Under
+    load Kueue acts on its timers late, so a fixed wait would not say when it is done."""
 
-    seconds: float
+    subject: str
+    state: str
+    timeout: float
     why: str
 
     def describe(self) -> str:
-        return f"wait {self.seconds:g} s ({self.why})"
+        return f"wait until {self.subject} is {self.state} ({self.why}; at most {self.timeout:g} s)"
 
     def run(self, ctx: Context) -> None:
-        time.sleep(self.seconds)
+        deadline = time.monotonic() + self.timeout
+        while kueue_state(ctx.workload(self.subject)) != self.state and time.monotonic() < deadline:
+            time.sleep(0.5)

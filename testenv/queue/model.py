@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from testenv.queue.actions import Action
+from testenv.queue.actions import Action, Delete
 
 
 @dataclass(frozen=True)
@@ -146,6 +146,12 @@ class QueueScenario:
             return []
         gone = {s for s, e in self.expect_at(phase).items() if e.state == "missing"}
         return [s for s in self.subjects if s not in gone]
+
+    def deleted_jobs(self, phase: int) -> set[str]:
+        """``job/x`` subjects whose Job a step up to ``phase`` deleted (their Workload stays: asked
+        about by the Workload's name)."""
+        return {f"job/{a.name}" for st in self.steps[:phase] for a in st.do
+                if isinstance(a, Delete) and a.kind == "jobs.batch"}
 
     def watched(self, phase: int | None = None) -> list[str]:
         """Every Job and Workload the scenario has created by the end of ``phase`` (None: by the

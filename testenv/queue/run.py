@@ -198,8 +198,9 @@ class QueueWorldRun:
                 p.observed.append(observe(cluster, phase, p.ns, p.cq, p.scenario.watched(phase), wls, cqs, lqs,
                                           positions=runner.visibility))
             jobs = [(p, subj) for p in live for subj in p.scenario.explained(phase)]
+            asks = [(p.ns, self._target(p, subj, phase, wls)) for p, subj in jobs]
             with ThreadPoolExecutor(max_workers=self.workers) as pool:
-                docs = list(pool.map(lambda j: explain_json(cluster, j[0].ns, j[1]), jobs))
+                docs = list(pool.map(lambda a: explain_json(cluster, *a), asks))
             for (p, subj), doc in zip(jobs, docs):
                 p.docs[(phase, subj)] = doc
             self.seconds[f"phase {phase}"] = round(time.monotonic() - tp, 1)
@@ -208,6 +209,14 @@ class QueueWorldRun:
                 f"{len(jobs)} explained in {time.monotonic() - ts:.1f}s")
         self._conclude()
         self.seconds["total"] = round(time.monotonic() - t0, 1)
+
+    @staticmethod
+    def _target(p: Placed, subject: str, phase: int, workloads: list[dict]) -> str:
+        """What explain is asked about: the subject, or its Workload once a step deleted its Job."""
+        wl = find_workload(workloads, p.ns, subject)
+        if subject in p.scenario.deleted_jobs(phase) and wl is not None:
+            return f"workload/{wl['metadata']['name']}"
+        return subject
 
     def _step(self, cluster: Cluster, runner: KueueRunner, phase: int) -> None:
         live = [p for p in self.placed if phase < p.scenario.phases]

@@ -13,7 +13,7 @@ own, so it has a world of its own (``PODS_READY``).
 
 from __future__ import annotations
 
-from testenv.queue.actions import Delete, Wait, activate, deactivate, touch
+from testenv.queue.actions import Await, Delete, activate, deactivate
 from testenv.queue.model import Expect, QueueScenario, Step, admitted, pending, preempted
 from testenv.queue.objects import (
     admission_check, bare_workload, flavor, group, job, pod, queue_spec, quota, workload_priority_class,
@@ -89,6 +89,6 @@ def pods_ready_scenarios() -> list[QueueScenario]:
         "podsready-timeout", "waitForPodsReady timeout 5s: the admitted job's pods never get ready; evicted, "
         "requeued after a 600 s backoff", "lifecycle", _cq(), ["job/train"], [[job("train")]],
         {"job/train": admitted(cpu="f")}, setup=[flavor("f")],
-        steps=[Step("wait for the PodsReady timeout", [Wait(6, "waitForPodsReady timeout 5s"), touch("job/train")], {
+        steps=[Step("wait for the PodsReady timeout", [Await("job/train", "evicted", 60, "waitForPodsReady timeout 5s")], {
             "job/train": Expect("evicted", message="Exceeded the PodsReady timeout", requeue_at=True,
                                 conds={"Evicted": "True/PodsReadyTimeout", "Requeued": "False/PodsReadyTimeout"})})])]
