@@ -170,6 +170,10 @@ def conversion_crds(version: str, webhook_port: int) -> list[dict]:
 
 
 # -------------------------------------------------------------------------------------- runner
+#: API server → the Kueue version whose CRDs were installed there last
+_CRDS_ON: dict[str, str] = {}
+
+
 @dataclass
 class KueueRunner:
     cluster: Cluster
@@ -195,7 +199,9 @@ class KueueRunner:
 
     # one-time installation ------------------------------------------------------------------
     def install(self) -> None:
-        if self._installed:
+        """Kueue's CRDs (of this version), namespace and webhook Secret. Runners of two versions may
+        take turns on one cluster: the CRDs are installed again when the other version's are there."""
+        if self._installed and _CRDS_ON.get(self.cluster.server) == self.version:
             return
         c = self.cluster
         certs = generate_certs()
@@ -220,6 +226,7 @@ class KueueRunner:
                  "data": {"ca.crt": b64(certs.ca_crt), "ca.key": b64(certs.ca_key),
                           "tls.crt": b64(certs.tls_crt), "tls.key": b64(certs.tls_key)}})
         self._installed = True
+        _CRDS_ON[self.cluster.server] = self.version
 
     # configuration -----------------------------------------------------------------------------
     def rendered_configuration(self, text: str, health_port: int) -> dict:

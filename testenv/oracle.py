@@ -173,10 +173,12 @@ class Report:
 class WorldRun(Protocol):
     """Another kind of scenario set that runs in a world of the matrix (the queue scenarios): it
     shares the Kueue process of the DRA worlds with the same configuration. ``restarts``: it
-    restarts Kueue itself (it runs last among the worlds of its configuration)."""
+    restarts Kueue itself (it runs last among the worlds of its configuration); ``early``: it runs
+    before every other world, on a cluster no other world has filled yet."""
 
     world: World
     restarts: bool
+    early: bool
 
     def run(self, cluster: Cluster, runner: KueueRunner, run_id: str, log) -> None: ...
 
@@ -185,10 +187,11 @@ def _newest_first(version: str) -> tuple[int, ...]:
     return tuple(-int(x) for x in version.lstrip("v").split("."))
 
 
-def _order(world: World, restarts: bool = False) -> tuple:
+def _order(world: World, restarts: bool = False, early: bool = False) -> tuple:
     """Same version and configuration next to each other: fewest Kueue starts; among them, the
-    same cluster-wide objects next to each other: fewest reloads."""
-    return _newest_first(world.version), json.dumps(setup_of(world).__dict__, default=str), restarts, \
+    same cluster-wide objects next to each other: fewest reloads. Early worlds first (the runners
+    then take turns: each installs its version's CRDs again)."""
+    return not early, _newest_first(world.version), json.dumps(setup_of(world).__dict__, default=str), restarts, \
         _loaded_key(world)
 
 
@@ -215,7 +218,8 @@ def run_matrix(cluster: Cluster, runners: dict[str, KueueRunner], scens: list[Sc
     loaded: str | None = None
     plan: list[tuple[World, list[Scenario] | WorldRun]] = [(w, g) for w, g in group_by_world(scens)]
     plan += [(x.world, x) for x in extra]
-    plan.sort(key=lambda item: _order(item[0], not isinstance(item[1], list) and item[1].restarts))
+    plan.sort(key=lambda item: _order(item[0], *((False, False) if isinstance(item[1], list) else
+                                                 (item[1].restarts, item[1].early))))
     for world, group in plan:
         tw = time.monotonic()
         runner = runners[world.version]

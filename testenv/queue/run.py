@@ -80,6 +80,8 @@ class QueueWorldRun:
     world: World
     scenarios: list[QueueScenario]
     workers: int = 3
+    #: run before every other world (its Kueue configuration acts on every workload of the cluster)
+    early: bool = False
     rows: list[QueueRow] = field(default_factory=list)
     reached: list[Reached] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)

@@ -5,8 +5,8 @@ DeviceClasses, ResourceSlices, mappings and gates), so it shares that world's Ku
 Kueue start of its own. The one scenario that restarts Kueue (``mapping-renamed``) has a world of
 its own, ``queue-remap``, which starts with the same configuration and runs last among the worlds
 that have it. ``podsready-timeout`` needs ``waitForPodsReady`` with a short timeout, which would
-evict every admitted workload of a world: ``queue-podsready`` has it, and one Kueue start per
-version of its own. Every scenario runs on v0.19.2 and v0.18.4 unless it says otherwise
+evict every admitted workload of the cluster: ``queue-podsready`` has it, one Kueue start per
+version of its own, and runs before every other world. Every scenario runs on v0.19.2 and v0.18.4 unless it says otherwise
 (``QueueScenario.versions``).
 """
 
@@ -49,7 +49,9 @@ def worlds(versions: tuple[str, ...] = (V19, V18), match: str = "") -> list[Queu
                 (f"queue-podsready-{version}", scen_lifecycle.pods_ready_scenarios(), scen_lifecycle.PODS_READY)):
             mine = [s for s in scens if match in s.id and (s.versions is None or version in s.versions)]
             if mine:
-                out.append(QueueWorldRun(world(name, version, config), mine))
+                # the PodsReady timeout evicts every admitted workload of the cluster, and Kueue acts
+                # on the scenario's timer late while it evicts what the other worlds left admitted
+                out.append(QueueWorldRun(world(name, version, config), mine, early=config is not None))
     return out
 
 
