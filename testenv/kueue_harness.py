@@ -14,7 +14,8 @@ Kueue expects to run in a pod with a Service in front of its webhooks. Out of cl
   90-day look-ahead are generated, put into Secret ``kueue-webhook-server-cert`` and written to
   the cert dir. The rotator then logs "no cert refresh needed" and injects the CA;
 * the Configuration turns leader election off, metrics off (``bindAddress: "0"``), binds the
-  health probe and the webhook server to free ports on 127.0.0.1, and manages batch/job only;
+  health probe and the webhook server to free ports on 127.0.0.1, manages batch/job only, and
+  gives every version v0.19's client rate limits (300 qps, burst 500; v0.18.4's default is 20);
 * ``--feature-gates`` carries ``VisibilityOnDemand=false`` (the visibility server writes certs
   to ``/visibility``; ``visibility=True`` turns it on in a mount namespace of its own, see
   testenv/visibility.py) plus the scenario's gates. The same text goes into the Deployment object's
@@ -262,6 +263,9 @@ class KueueRunner:
             "metrics": {"bindAddress": "0"},
             "webhook": {"host": "127.0.0.1", "port": self.webhook_port, "certDir": str(self.cert_dir)},
             "integrations": {"frameworks": ["batch/job"]},
+            # v0.19's client rate limits: v0.18.4's default (20 qps) spreads what Kueue writes for a
+            # world of a hundred workloads over tens of seconds; the semantics do not change
+            "clientConnection": {"qps": 300, "burst": 500},
         }
         if self.visibility:
             cfg["visibilityServer"] = {"bindAddress": "127.0.0.1", "bindPort": self.visibility_port}
