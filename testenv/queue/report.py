@@ -53,7 +53,7 @@ class QueueReport:
 def _clean(text: str, names: dict[tuple[str, str], tuple[str, str]]) -> str:
     for ns, cq in sorted(names.values(), key=lambda nc: -len(nc[1])):
         text = text.replace(cq, "<cq>").replace(ns, "<ns>")
-    return " ".join(UID.sub("<uid>", text).split())
+    return " ".join(UID.sub("<uid>", text.replace("{cq}", "<cq>")).split())
 
 
 def _cell(text: str, width: int) -> str:
