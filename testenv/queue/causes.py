@@ -84,8 +84,22 @@ def cause(wl: dict, obs: Observed) -> Cause | None:
         cq = obs.cluster_queue_of(wl)
         if ((cq or {}).get("spec") or {}).get("queueingStrategy") == "StrictFIFO":
             return Cause({"BlockedByHead"}, set(), [], "no QuotaReserved condition under StrictFIFO")
-        return Cause({"NotEvaluatedYet", "BlockedByHead"}, set(), [], "no QuotaReserved condition")
-    message = qr.get("message") or ""
+        return Cause({"NotEvaluatedYet"}, set(), [], "no QuotaReserved condition (never evaluated: BestEffortFIFO "
+                     "moves a workload equivalent to one that failed aside without a word)")
+    c = _from_message(wl, obs, qr.get("message") or "")
+    ev = condition(wl, "Evicted") or {}
+    if c is not None and ev.get("status") == "True" and ev.get("reason") in EVICTION_WORDS:
+        c.reasons.add(EVICTION_WORDS[ev["reason"]])  # waiting again after an eviction: either word
+    return c
+
+
+#: an eviction that is still recorded (Evicted=True) names the workload's state as well as its cause
+EVICTION_WORDS = {"Preempted": "Preempted", "ClusterQueueStopped": "ClusterQueueStopped",
+                  "LocalQueueStopped": "LocalQueueStopped", "AdmissionCheck": "AdmissionCheckRetry",
+                  "PodsReadyTimeout": "PodsReadyTimeout"}
+
+
+def _from_message(wl: dict, obs: Observed, message: str) -> Cause | None:
     if PREEMPTING.search(message):
         texts = [t for _, t in flavor_reasons(PREEMPTING.sub("", message))]
         return Cause({"Preempting"}, set(), texts, "Kueue is preempting for it")

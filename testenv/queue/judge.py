@@ -9,7 +9,8 @@ For one explained subject after one phase:
   flavors after admission; ``flavorsAgree`` never says otherwise than the two do;
 * waiting: ``reason`` names the cause of Kueue's record (``causes``), every code of Kueue's
   flavor reasons is stated, and the flavor reasons explain predicts (``flavorsTried[].reasons[]
-  .message``) are Kueue's, character for character;
+  .message``, and the whole message, ``queue.verdict.message``) are Kueue's, character for
+  character, unless explain says Kueue's message is older than the cluster (``_says_stale``);
 * evicted / preempted: ``eviction.reason`` and ``preemption`` (reason, preemptor) are Kueue's;
 * a pending preemptor: the targets it predicts are the workloads Kueue preempted for it by the
   scenario's end (the step that lets it run comes after the explanation);
@@ -147,13 +148,24 @@ def _cause_problems(doc: dict, wl: dict, obs: Observed) -> list[str]:
         out.append(f"codes {missing} of Kueue's message not stated")
     predicted = sorted(r.get("message") for ps in doc.get("podSets") or [] for t in ps.get("flavorsTried") or []
                        if t.get("outcome") != "notTried" for r in t.get("reasons") or [] if r.get("message"))
-    if predicted and c.flavor_texts and predicted != sorted(c.flavor_texts):
+    stale = _says_stale(doc)
+    if predicted and c.flavor_texts and predicted != sorted(c.flavor_texts) and not stale:
         out.append(f"flavor reasons {predicted}, Kueue's message has {sorted(c.flavor_texts)}")
     message = (condition(wl, "QuotaReserved") or {}).get("message") or ""
     verdict = ((doc.get("queue") or {}).get("verdict") or {}).get("message")
-    if verdict and c.flavor_texts and verdict != message:  # the predicted scheduler message, whole
-        out.append(f"predicted message {verdict!r}, Kueue's {message!r}")
+    if verdict and c.flavor_texts and verdict != message and not stale:  # the predicted message, whole
+        out.append(f"predicted message {verdict!r}, Kueue's {message!r} (and explain does not say they differ)")
     return out
+
+
+def _says_stale(doc: dict) -> bool:
+    """Kueue rewrites a waiting workload's message only when it evaluates it again, so its message
+    can describe an older cluster. A prediction that differs from it is then the truth as long as
+    explain says the two differ: ``queue.verdict.matchesKueue`` false, or a finding whose code
+    names the stale message (``KueueMessageStale``)."""
+    verdict = (doc.get("queue") or {}).get("verdict") or {}
+    return verdict.get("matchesKueue") is False or \
+        any("Stale" in str(f.get("code")) for f in doc.get("findings") or [])
 
 
 def _eviction_problems(doc: dict, wl: dict) -> list[str]:

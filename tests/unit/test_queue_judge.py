@@ -200,3 +200,26 @@ def test_a_preemptor_waiting_for_its_victim():
     bad = copy.deepcopy(doc)
     bad["queue"]["verdict"]["message"] = waiting.replace("2 more", "1 more")
     assert "predicted message" in judge(row(), high, obs, obs, bad, "").why
+
+
+def test_a_stale_message_may_differ_when_explain_says_so():
+    old = f"couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor {CQ}-f, 1 more needed"
+    now = old.replace("1 more", "2 more")
+    w = wl("job-b-1", [("QuotaReserved", "False", "Pending", old)], job="b")
+    obs = observed(w, subjects={"job/b": w})
+    doc = {"state": "Pending", "reason": "QuotaExhausted", "admitted": False, "podSets": [],
+           "queue": {"verdict": {"message": now}}, "findings": [{"code": "QuotaExhausted", "severity": "error"}]}
+    assert "does not say they differ" in judge(row(), w, obs, obs, doc, "").why
+    doc["queue"]["verdict"]["matchesKueue"] = False
+    assert judge(row(), w, obs, obs, doc, "").agree
+
+
+def test_a_requeued_victim_may_be_told_preempted_with_the_quota_cause():
+    waiting = f"couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor {CQ}-f, 2 more needed"
+    victim = wl("job-low-1", [("Evicted", "True", "Preempted", PREEMPTED), ("Preempted", "True", "InClusterQueue",
+                                                                             PREEMPTED),
+                              ("Requeued", "True", "Preempted", PREEMPTED),
+                              ("QuotaReserved", "False", "Pending", waiting)], uid="u-low", job="low")
+    obs = observed(victim, subjects={"job/low": victim})
+    assert cause(victim, obs).reasons == {"QuotaExhausted", "NoPreemptionCandidates", "Preempted"}
+    assert cause(victim, obs).required == {"QuotaExhausted"}
