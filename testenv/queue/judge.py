@@ -188,7 +188,18 @@ def _eviction_problems(doc: dict, wl: dict) -> list[str]:
     return out
 
 
-def _preemption_problems(doc: dict, wl: dict, obs: Observed, final: Observed) -> list[str]:
+def _victims(wl: dict, later: list[Observed]) -> list[str]:
+    """The Workloads Kueue preempted for ``wl`` from this phase on (a victim a step deleted counts
+    too: it was preempted before)."""
+    uid = wl["metadata"].get("uid")
+    out: set[str] = set()
+    for o in later:
+        now = next((w for w in o.namespace_workloads if w["metadata"].get("uid") == uid), wl)
+        out |= {w["metadata"]["name"] for w in victims_of(now, o.namespace_workloads)}
+    return sorted(out)
+
+
+def _preemption_problems(doc: dict, wl: dict, obs: Observed, later: list[Observed]) -> list[str]:
     out = []
     got = doc.get("preemption") or {}
     pc = condition(wl, "Preempted")
@@ -202,9 +213,7 @@ def _preemption_problems(doc: dict, wl: dict, obs: Observed, final: Observed) ->
             said = got.get("preemptor") or {}
             if p is not None and p["metadata"]["uid"] != said.get("uid") and p["metadata"]["name"] != said.get("name"):
                 out.append(f"preemptor {said}, Kueue: {p['metadata']['namespace']}/{p['metadata']['name']}")
-    uid = wl["metadata"].get("uid")
-    now = next((w for w in final.namespace_workloads if w["metadata"].get("uid") == uid), wl)
-    victims = sorted(w["metadata"]["name"] for w in victims_of(now, final.namespace_workloads))
+    victims = _victims(wl, later)
     preempting = PREEMPTING.search((condition(wl, "QuotaReserved") or {}).get("message") or "")
     if preempting and (got.get("role") != "preemptor" or got.get("possible") is not True):
         out.append(f"Kueue is preempting for it, explain: preemption {got.get('role')!r} possible {got.get('possible')!r}")
@@ -277,8 +286,10 @@ def explain_summary(doc: dict) -> str:
     return "; ".join(parts)
 
 
-def judge(row: QueueRow, wl: dict | None, obs: Observed, final: Observed, doc: dict | None, err: str,
+def judge(row: QueueRow, wl: dict | None, obs: Observed, later: list[Observed], doc: dict | None, err: str,
           drift: bool = False) -> QueueRow:
+    """``obs``: the phase explained; ``later``: the observations from that phase to the scenario's
+    last (what Kueue did after the explanation)."""
     row.kueue = summary(wl)
     if wl is None:
         row.why = "Kueue made no Workload"
@@ -293,7 +304,7 @@ def judge(row: QueueRow, wl: dict | None, obs: Observed, final: Observed, doc: d
         problems += _flavor_problems(doc, wl, obs, drift)
     if state in ("pending", "evicted", "inactive"):
         problems += _cause_problems(doc, wl, obs)
-    problems += _eviction_problems(doc, wl) + _preemption_problems(doc, wl, obs, final)
+    problems += _eviction_problems(doc, wl) + _preemption_problems(doc, wl, obs, later)
     problems += _check_problems(doc, wl) + _position_problems(doc, wl, obs) + _quote_problems(doc, wl, obs)
     row.explain = explain_summary(doc)
     row.agree, row.why = not problems, "; ".join(problems)

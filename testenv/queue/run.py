@@ -241,7 +241,7 @@ class QueueWorldRun:
     def _conclude(self) -> None:
         v = self.world.version
         for p in self.placed:
-            s, final = p.scenario, p.observed[-1]
+            s = p.scenario
             for obs in p.observed:
                 for subj, want in s.expect_at(obs.phase).items():
                     self.reached.append(Reached(s.id, v, obs.phase, subj, want.describe(),
@@ -250,7 +250,8 @@ class QueueWorldRun:
                     doc, err = p.docs[(obs.phase, subj)]
                     row = QueueRow(s.id, s.area, subj, obs.phase, obs.phase == s.phases - 1, v, s.title)
                     row.details["namespace"] = p.ns
-                    self.rows.append(judge(row, obs.workloads.get(subj), obs, final, doc, err, s.drift))
+                    self.rows.append(judge(row, obs.workloads.get(subj), obs, p.observed[obs.phase:], doc, err,
+                                           s.drift))
 
 
 def _json(value) -> str:

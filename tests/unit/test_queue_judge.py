@@ -81,7 +81,7 @@ def test_an_admitted_workload_told_truly_agrees_and_each_lie_is_caught():
                              "reasons": [{"code": "NodeAffinityMismatch"}]},
                             {"resourceGroup": 0, "flavor": f"{CQ}-spot", "outcome": "fit", "chosen": True}]}],
            "eviction": None, "preemption": None, "admissionChecks": [], "position": None, "findings": []}
-    assert judge(row(), w, obs, obs, doc, "").agree
+    assert judge(row(), w, obs, [obs], doc, "").agree
     lies = {
         "flavor": lambda d: d["podSets"][0].update(flavors={"cpu": f"{CQ}-ondemand"}),
         "pick": lambda d: d["podSets"][0]["flavorsTried"][0].update(chosen=True),
@@ -93,7 +93,7 @@ def test_an_admitted_workload_told_truly_agrees_and_each_lie_is_caught():
     for name, lie in lies.items():
         bad = copy.deepcopy(doc)
         lie(bad)
-        assert not judge(row(), w, obs, obs, bad, "").agree, name
+        assert not judge(row(), w, obs, [obs], bad, "").agree, name
 
 
 def test_a_pending_workload_needs_the_cause_and_kueues_reasons():
@@ -107,19 +107,19 @@ def test_a_pending_workload_needs_the_cause_and_kueues_reasons():
                {"resourceGroup": 0, "flavor": f"{CQ}-spot", "outcome": "noFit",
                 "reasons": [{"code": "UntoleratedTaint", "message": texts[1]}]}]}],
            "position": {"clusterQueue": 0, "localQueue": 0}, "findings": []}
-    assert judge(row(), w, obs, obs, doc, "").agree
+    assert judge(row(), w, obs, [obs], doc, "").agree
     silent = copy.deepcopy(doc)
     silent["reason"] = None
-    assert "CONTRADICTION" in judge(row(), w, obs, obs, silent, "").why
+    assert "CONTRADICTION" in judge(row(), w, obs, [obs], silent, "").why
     said_admitted = copy.deepcopy(doc)
     said_admitted["admitted"] = True
-    assert "CONTRADICTION" in judge(row(), w, obs, obs, said_admitted, "").why
+    assert "CONTRADICTION" in judge(row(), w, obs, [obs], said_admitted, "").why
     other_text = copy.deepcopy(doc)
     other_text["podSets"][0]["flavorsTried"][1]["reasons"][0]["message"] = "untolerated taint {spot true} in flavor x"
-    assert "flavor reasons" in judge(row(), w, obs, obs, other_text, "").why
+    assert "flavor reasons" in judge(row(), w, obs, [obs], other_text, "").why
     no_code = copy.deepcopy(doc)
     no_code["podSets"][0]["flavorsTried"][1]["reasons"] = []
-    assert "not stated" in judge(row(), w, obs, obs, no_code, "").why
+    assert "not stated" in judge(row(), w, obs, [obs], no_code, "").why
 
 
 def test_a_victim_and_its_preemptor():
@@ -136,19 +136,19 @@ def test_a_victim_and_its_preemptor():
            "eviction": {"reason": "Preempted", "active": True, "requeued": True},
            "preemption": {"role": "victim", "reason": "InClusterQueue",
                           "preemptor": {"uid": "u-high", "namespace": NS, "name": "job-high-1"}}, "findings": []}
-    assert judge(row(), victim, obs, obs, doc, "").agree
+    assert judge(row(), victim, obs, [obs], doc, "").agree
     wrong = copy.deepcopy(doc)
     wrong["preemption"]["preemptor"] = {"uid": "u-x", "name": "job-x"}
-    assert not judge(row(), victim, obs, obs, wrong, "").agree
+    assert not judge(row(), victim, obs, [obs], wrong, "").agree
     # the preemptor explained while it was still pending: its predicted targets are the victims
     pending_high = wl("job-high-1", [("QuotaReserved", "False", "Inadmissible", "LocalQueue held is inactive")],
                       uid="u-high", job="high")
     before = observed(pending_high, subjects={"job/high": pending_high})
     said = {"state": "Pending", "reason": "LocalQueueStopped", "admitted": False, "podSets": [], "findings": [],
             "preemption": {"role": "preemptor", "possible": True, "targets": [{"namespace": NS, "name": "job-low-1"}]}}
-    assert judge(row(), pending_high, before, obs, said, "").agree
+    assert judge(row(), pending_high, before, [before, obs], said, "").agree
     said["preemption"]["targets"] = []
-    assert "predicted targets" in judge(row(), pending_high, before, obs, said, "").why
+    assert "predicted targets" in judge(row(), pending_high, before, [before, obs], said, "").why
 
 
 def test_expectations_check_states_checks_and_positions():
@@ -172,9 +172,9 @@ def test_a_quote_of_kueue_must_be_kueues_words():
     doc = {"state": "Pending", "reason": "NodeAffinityMismatch", "admitted": False, "podSets": [],
            "findings": [{"code": "NodeAffinityMismatch", "severity": "error", "kueueMessage": AFFINITY},
                         {"code": "UntoleratedTaint", "severity": "error"}]}
-    assert judge(row(), w, obs, obs, doc, "").agree
+    assert judge(row(), w, obs, [obs], doc, "").agree
     doc["findings"][0]["kueueMessage"] = AFFINITY.replace("ondemand", "spot")
-    assert "not a message Kueue wrote" in judge(row(), w, obs, obs, doc, "").why
+    assert "not a message Kueue wrote" in judge(row(), w, obs, [obs], doc, "").why
 
 
 def test_a_preemptor_waiting_for_its_victim():
@@ -192,14 +192,17 @@ def test_a_preemptor_waiting_for_its_victim():
            "queue": {"verdict": {"message": waiting}},
            "preemption": {"role": "preemptor", "possible": True, "targets": [{"namespace": NS, "name": "victim"}],
                           "waitingFor": [{"namespace": NS, "name": "victim"}]}}
-    assert judge(row(), high, obs, obs, doc, "").agree, judge(row(), high, obs, obs, doc, "").why
+    assert judge(row(), high, obs, [obs], doc, "").agree, judge(row(), high, obs, [obs], doc, "").why
+    # the step then deletes the victim: it was preempted all the same
+    gone = observed(wl("job-high-1", ADMITTED, uid="u-high", job="high", admission=adm(f"{CQ}-f")))
+    assert judge(row(), high, obs, [obs, gone], doc, "").agree
     for lie in ({"possible": False}, {"waitingFor": []}, {"targets": []}):
         bad = copy.deepcopy(doc)
         bad["preemption"].update(lie)
-        assert not judge(row(), high, obs, obs, bad, "").agree, lie
+        assert not judge(row(), high, obs, [obs], bad, "").agree, lie
     bad = copy.deepcopy(doc)
     bad["queue"]["verdict"]["message"] = waiting.replace("2 more", "1 more")
-    assert "predicted message" in judge(row(), high, obs, obs, bad, "").why
+    assert "predicted message" in judge(row(), high, obs, [obs], bad, "").why
 
 
 def test_a_stale_message_may_differ_when_explain_says_so():
@@ -209,9 +212,9 @@ def test_a_stale_message_may_differ_when_explain_says_so():
     obs = observed(w, subjects={"job/b": w})
     doc = {"state": "Pending", "reason": "QuotaExhausted", "admitted": False, "podSets": [],
            "queue": {"verdict": {"message": now}}, "findings": [{"code": "QuotaExhausted", "severity": "error"}]}
-    assert "does not say they differ" in judge(row(), w, obs, obs, doc, "").why
+    assert "does not say they differ" in judge(row(), w, obs, [obs], doc, "").why
     doc["queue"]["verdict"]["matchesKueue"] = False
-    assert judge(row(), w, obs, obs, doc, "").agree
+    assert judge(row(), w, obs, [obs], doc, "").agree
 
 
 def test_a_requeued_victim_may_be_told_preempted_with_the_quota_cause():
