@@ -116,18 +116,19 @@ def _flavor_problems(doc: dict, wl: dict, obs: Observed, drift: bool) -> list[st
             out.append(f"{name}: flavors {ps.get('flavors')}, Kueue recorded {flavors}")
         if ps.get("flavorsSource") != "recorded":
             out.append(f"{name}: flavorsSource {ps.get('flavorsSource')!r}, want 'recorded'")
+        requested = set(ps.get("charge") or flavors)  # the resources explain's model searched flavors for
         chosen: dict[str, set[str]] = {}
         for t in ps.get("flavorsTried") or []:
             if t.get("chosen") and isinstance(t.get("resourceGroup"), int) and t["resourceGroup"] < len(groups):
                 for r in groups[t["resourceGroup"]].get("coveredResources") or []:
-                    if r in flavors:
+                    if r in requested:
                         chosen.setdefault(r, set()).add(t.get("flavor"))
         several = sorted(r for r, fs in chosen.items() if len(fs) > 1)
         if several:
             out.append(f"{name}: more than one flavor chosen for {several}")
         picked = {r: sorted(fs)[0] for r, fs in chosen.items()}
         if picked and not several:
-            same = picked == {r: f for r, f in flavors.items() if r in picked}
+            same = picked == flavors
             if not same and not drift:
                 out.append(f"{name}: the model picks {picked}, Kueue recorded {flavors}")
             agree = doc.get("flavorsAgree", ps.get("flavorsAgree"))

@@ -34,7 +34,7 @@ def _dra(sid: str, title: str, step: Step) -> QueueScenario:
     cq = queue_spec(group(["cpu", ACCEL], quota("f", {"cpu": "4", ACCEL: "4"})))
     return QueueScenario(sid, title, "changes", cq, ["job/train"], [[job("train", pod(claims={"fpga": "fpga-1"}))]],
                          {"job/train": admitted(**{"cpu": "f", ACCEL: "f"})}, setup=[flavor("f"), _fpga_template()],
-                         steps=[step])
+                         steps=[step], drift=True)
 
 
 def remapped() -> list[dict]:
@@ -70,7 +70,7 @@ def scenarios() -> list[QueueScenario]:
                                   {"job/train": admitted(cpu="f")})]),
         QueueScenario("quota-lowered", "admitted with 2 cpu; then the ClusterQueue's quota drops to 1", "changes",
                       queue_spec(group(["cpu"], quota("f", {"cpu": "2"}))), ["job/train"], [[job("train", pod("2"))]],
-                      {"job/train": admitted(cpu="f")}, setup=[flavor("f")],
+                      {"job/train": admitted(cpu="f")}, setup=[flavor("f")], drift=True,
                       steps=[Step("lower the quota to 1 cpu", [Patch(
                           "clusterqueues.kueue.x-k8s.io", "{cq}",
                           {"spec": {"resourceGroups": [group(["cpu"], quota("f", {"cpu": "1"}))]}}, namespaced=False)],

@@ -226,3 +226,22 @@ def test_a_requeued_victim_may_be_told_preempted_with_the_quota_cause():
     obs = observed(victim, subjects={"job/low": victim})
     assert cause(victim, obs).reasons == {"QuotaExhausted", "NoPreemptionCandidates", "Preempted"}
     assert cause(victim, obs).required == {"QuotaExhausted"}
+
+
+def test_after_a_change_the_pick_may_differ_but_flavors_agree_must_say_so():
+    """Admitted with a mapping since renamed: Kueue's record names example.com/accel, the model
+    charges (and searches flavors for) the new name."""
+    w = wl("job-train-1", ADMITTED, job="train", admission={"clusterQueue": CQ, "podSetAssignments": [
+        {"name": "main", "count": 1, "flavors": {"cpu": f"{CQ}-ondemand", "example.com/accel": f"{CQ}-ondemand"}}]})
+    cq = copy.deepcopy(CQ_OBJ)
+    cq["spec"]["resourceGroups"][0]["coveredResources"] = ["cpu", "example.com/accel"]
+    obs = Observed(0, {"job/train": w}, [w], {CQ: cq}, {"lq": LQ_OBJ}, {})
+    recorded = {"cpu": f"{CQ}-ondemand", "example.com/accel": f"{CQ}-ondemand"}
+    doc = {"state": "Admitted", "reason": "Admitted", "admitted": True, "findings": [], "flavorsAgree": False,
+           "podSets": [{"name": "main", "flavors": recorded, "flavorsSource": "recorded",
+                        "charge": {"cpu": "100m", "example.com/accel-v2": "1"},
+                        "flavorsTried": [{"resourceGroup": 0, "flavor": f"{CQ}-ondemand", "chosen": True}]}]}
+    assert judge(row(), w, obs, [obs], doc, "", drift=True).agree
+    assert "model picks" in judge(row(), w, obs, [obs], doc, "", drift=False).why
+    doc["flavorsAgree"] = True
+    assert "flavorsAgree True" in judge(row(), w, obs, [obs], doc, "", drift=True).why
