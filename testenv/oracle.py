@@ -20,55 +20,21 @@ from __future__ import annotations
 import json
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from collections.abc import Sequence
+from typing import Protocol
 
 from testenv.harness import Cluster, run_plugin
 from testenv.kueue_harness import KueueRunner, KueueSetup
 from testenv.builders import FLAVOR, local_queue, resource_flavor
+from testenv.oracle_judge import (  # noqa: F401  (the comparison is part of this module's API too)
+    EXACT_MESSAGE_CODES, QUOTA_CODES, Row, _condition, _state, judge, same_usage,
+)
 from testenv.oracle_scenarios import Scenario, World
-
-from kubectl_kueue_dra.dra.quantity import parse_quantity
-from kubectl_kueue_dra.kueue.workloads.status import cause_of
 
 SETTLE_STABLE = 2.0  # seconds a QuotaReserved=False condition must stay unchanged
 SETTLE_TIMEOUT = 90.0
 POLL = 0.3
-
-
-@dataclass
-class Row:
-    scenario: str
-    subject: str
-    title: str
-    version: str
-    kueue: str = ""  # what Kueue said (short)
-    explain: str = ""  # what explain said (short)
-    agree: bool = False
-    why: str = ""  # the disagreement, when there is one
-    kueue_state: str = ""  # admitted | inadmissible | pending | timeout
-    expected: str = ""
-    details: dict = field(default_factory=dict)
-
-    @property
-    def name(self) -> str:
-        return self.scenario if self.details.get("single", True) else f"{self.scenario} ({self.subject})"
-
-
-# ------------------------------------------------------------------------------------ quantities
-def same_usage(predicted: dict[str, str], recorded: dict[str, str]) -> list[str]:
-    """Resources whose amounts differ, compared as Kubernetes quantities (a missing resource
-    counts as 0)."""
-    diffs = []
-    for name in sorted(set(predicted) | set(recorded)):
-        a = parse_quantity(predicted.get(name, "0")).value
-        b = parse_quantity(recorded.get(name, "0")).value
-        if a != b:
-            diffs.append(f"{name}: explain {predicted.get(name, '0')} vs Kueue {recorded.get(name, '0')}")
-    return diffs
-
-
-def _fmt(usage: dict[str, str]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in sorted(usage.items())) or "nothing"
 
 
 # ------------------------------------------------------------------------------------- the world
@@ -137,10 +103,6 @@ def create_scenarios(cluster: Cluster, group: list[Scenario], run_id: str) -> li
 
 
 # ------------------------------------------------------------------------------------ settling
-def _condition(obj: dict, ctype: str) -> dict | None:
-    return next((c for c in (obj.get("status") or {}).get("conditions") or [] if c.get("type") == ctype), None)
-
-
 def _find_workload(workloads: list[dict], ns: str, subject: str) -> dict | None:
     kind, name = subject.split("/", 1)
     for wl in workloads:
@@ -151,20 +113,6 @@ def _find_workload(workloads: list[dict], ns: str, subject: str) -> dict | None:
         if kind == "job" and any(o.get("kind") == "Job" and o.get("name") == name
                                  for o in wl["metadata"].get("ownerReferences") or []):
             return wl
-    return None
-
-
-def _state(wl: dict | None) -> tuple[str, str, str] | None:
-    """(state, reason, message) once Kueue has judged the workload, else None."""
-    if wl is None:
-        return None
-    admitted = _condition(wl, "Admitted")
-    if admitted and admitted.get("status") == "True" and (wl.get("status") or {}).get("admission"):
-        return "admitted", "", ""
-    qr = _condition(wl, "QuotaReserved")
-    if qr and qr.get("status") == "False" and qr.get("message"):
-        state = "inadmissible" if qr.get("reason") in ("Inadmissible", "Misconfigured") else "pending"
-        return state, qr.get("reason") or "", qr["message"]
     return None
 
 
@@ -210,106 +158,6 @@ def explain_json(cluster: Cluster, ns: str, subject: str) -> tuple[dict | None, 
         return None, f"exit {proc.returncode}: {proc.stderr.strip()[-500:]}"
 
 
-def _predicted_codes(doc: dict) -> list[str]:
-    """Codes explain derives itself (not read back from Kueue's condition)."""
-    return [f["code"] for f in doc.get("findings") or []
-            if f.get("predicted") or (f.get("severity") == "error" and "Kueue says:" not in (f.get("message") or ""))]
-
-
-def _charges(doc: dict) -> dict[str, dict[str, str]]:
-    return {ps["name"]: ps.get("charge") or {} for ps in doc.get("podSets") or []}
-
-
-def judge(row: Row, wl: dict, doc: dict | None, err: str) -> Row:
-    st = _state(wl)
-    status = wl.get("status") or {}
-    if st is None:
-        row.kueue_state = "timeout"
-        row.kueue = "did not settle (no Workload, or no decision)"
-    else:
-        row.kueue_state = st[0]
-    if doc is None:
-        row.explain = f"explain failed: {err}"
-        row.why = row.explain
-        return row
-    dra = doc.get("dra") or {}
-    predicted = _charges(doc)
-    codes = _predicted_codes(doc)
-    row.details = {"workload": wl.get("metadata", {}).get("name"), "predicted": predicted,
-                   "draMessage": dra.get("message"), "codes": codes}
-    if row.kueue_state == "timeout":
-        row.explain = dra.get("message") or _fmt(_merge(predicted))
-        row.why = "Kueue did not settle"
-        return row
-
-    if row.kueue_state == "admitted":
-        recorded = {a.get("name"): a.get("resourceUsage") or {}
-                    for a in status["admission"].get("podSetAssignments") or []}
-        row.kueue = "admitted: " + _fmt(_merge(recorded))
-        row.details["recorded"] = recorded
-        if dra.get("message"):
-            row.explain = f"rejects: {dra['message']}"
-            row.why = "explain predicts a DRA rejection, Kueue admitted"
-            return row
-        row.explain = "charge: " + _fmt(_merge(predicted))
-        diffs = [f"{ps}: {d}" for ps in sorted(set(recorded) | set(predicted))
-                 for d in same_usage(predicted.get(ps, {}), recorded.get(ps, {}))]
-        row.agree, row.why = not diffs, "; ".join(diffs)
-        return row
-
-    message = st[2]
-    want_code = (cause_of(message) or ("?",))[0]
-    row.details["kueueMessage"] = message
-    if row.kueue_state == "inadmissible":
-        row.kueue = f"{st[1]}: {message}"
-        got = dra.get("message")
-        row.explain = f"rejects [{', '.join(c for c in codes) or 'no code'}]: {got}" if got else \
-            "charge: " + _fmt(_merge(predicted))
-        problems = []
-        if got != message:
-            problems.append("message differs" if got else "explain predicts no DRA rejection")
-        if want_code not in codes:
-            problems.append(f"finding code {want_code} not predicted (got {codes})")
-        row.agree, row.why = not problems, "; ".join(problems)
-        return row
-
-    # pending in the scheduler: Kueue wrote status.resourceRequests
-    requests = {r.get("name"): r.get("resources") or {} for r in status.get("resourceRequests") or []}
-    row.kueue = f"{st[1]}: {message}"
-    row.details["recorded"] = requests
-    row.explain = f"[{', '.join(codes) or 'no code'}] charge: " + _fmt(_merge(predicted))
-    problems = []
-    if dra.get("message"):
-        problems.append(f"explain predicts a DRA rejection: {dra['message']}")
-    diffs = [f"{ps}: {d}" for ps in sorted(set(requests) | set(predicted))
-             for d in same_usage(predicted.get(ps, {}), requests.get(ps, {}))] if requests else \
-        ["Kueue recorded no status.resourceRequests"]
-    problems += diffs
-    if want_code not in codes:
-        problems.append(f"finding code {want_code} not predicted (got {codes})")
-    if want_code in QUOTA_CODES:  # the verdict's message and number, not only its code
-        said = ((doc.get("queue") or {}).get("verdict") or {}).get("message")
-        row.details["predictedMessage"] = said
-        if said != message:
-            problems.append(f"quota message differs: explain {said!r}")
-    if want_code in EXACT_MESSAGE_CODES and not any(
-            message in (f.get("message") or "") for f in doc.get("findings") or [] if f.get("code") == want_code):
-        problems.append(f"{want_code}: explain does not predict Kueue's message")
-    row.agree, row.why = not problems, "; ".join(problems)
-    return row
-
-
-QUOTA_CODES = ("ExceedsQuota", "QuotaExhausted")
-#: pending verdicts whose message explain predicts character for character (not only the code)
-EXACT_MESSAGE_CODES = ("RequestsExceedLimits", "LimitRangeViolated")
-
-
-def _merge(per_podset: dict[str, dict[str, str]]) -> dict[str, str]:
-    if len(per_podset) == 1:
-        return next(iter(per_podset.values()))
-    return {f"{ps}.{k}": v for ps, usage in per_podset.items() for k, v in usage.items()}
-
-
 # ---------------------------------------------------------------------------------------- run
 @dataclass
 class Report:
@@ -322,26 +170,57 @@ class Report:
         return sum(r.agree for r in self.rows)
 
 
+class WorldRun(Protocol):
+    """Another kind of scenario set that runs in a world of the matrix (the queue scenarios): it
+    shares the Kueue process of the DRA worlds with the same configuration. ``restarts``: it
+    restarts Kueue itself (it runs last among the worlds of its configuration); ``early``: it runs
+    before every other world, on a cluster no other world has filled yet."""
+
+    world: World
+    restarts: bool
+    early: bool
+
+    def run(self, cluster: Cluster, runner: KueueRunner, run_id: str, log) -> None: ...
+
+
+def _newest_first(version: str) -> tuple[int, ...]:
+    return tuple(-int(x) for x in version.lstrip("v").split("."))
+
+
+def _order(world: World, restarts: bool = False, early: bool = False) -> tuple:
+    """Same version and configuration next to each other: fewest Kueue starts; among them, the
+    same cluster-wide objects next to each other: fewest reloads. Early worlds first (the runners
+    then take turns: each installs its version's CRDs again)."""
+    return not early, _newest_first(world.version), json.dumps(setup_of(world).__dict__, default=str), restarts, \
+        _loaded_key(world)
+
+
 def group_by_world(scens: list[Scenario]) -> list[tuple[World, list[Scenario]]]:
     out: dict[int, tuple[World, list[Scenario]]] = {}
     for s in scens:
         out.setdefault(id(s.world), (s.world, []))[1].append(s)
-    # Same version and configuration next to each other: fewest Kueue restarts.
-    def newest_first(version: str) -> tuple[int, ...]:
-        return tuple(-int(x) for x in version.lstrip("v").split("."))
+    return sorted(out.values(), key=lambda ws: _order(ws[0]))
 
-    return sorted(out.values(), key=lambda ws: (newest_first(ws[0].version),
-                                                json.dumps(setup_of(ws[0]).__dict__, default=str)))
+
+def _loaded_key(world: World) -> str:
+    return json.dumps([world.class_groups, world.slices, world.cluster_objects], sort_keys=True)
 
 
 def run_matrix(cluster: Cluster, runners: dict[str, KueueRunner], scens: list[Scenario],
-               log=print, workers: int = 3) -> Report:
+               log=print, workers: int = 3, extra: Sequence[WorldRun] = ()) -> Report:
+    """The DRA scenarios world by world; ``extra`` world runs go between them, next to the DRA
+    worlds with their Kueue configuration, so each (version, configuration) starts Kueue once."""
     t0 = time.monotonic()
     run_id = f"{int(time.time()) % 100000}"
     rows: list[Row] = []
     cluster.apply(resource_flavor(FLAVOR))
     current: KueueRunner | None = None
-    for world, group in group_by_world(scens):
+    loaded: str | None = None
+    plan: list[tuple[World, list[Scenario] | WorldRun]] = [(w, g) for w, g in group_by_world(scens)]
+    plan += [(x.world, x) for x in extra]
+    plan.sort(key=lambda item: _order(item[0], *((False, False) if isinstance(item[1], list) else
+                                                 (item[1].restarts, item[1].early))))
+    for world, group in plan:
         tw = time.monotonic()
         runner = runners[world.version]
         if current is not None and current is not runner:
@@ -350,31 +229,44 @@ def run_matrix(cluster: Cluster, runners: dict[str, KueueRunner], scens: list[Sc
         # Stop Kueue while the world is swapped, unless the configuration stays: then it watches.
         if runner.setup != setup_of(world):
             runner.stop()
-        load_world(cluster, world)
+        if loaded != _loaded_key(world):
+            load_world(cluster, world)
+        loaded = _loaded_key(world)
         restarted = runner.ensure(setup_of(world))
-        t_start = time.monotonic()
-        created = create_scenarios(cluster, group, run_id)
-        t_created = time.monotonic()
-        keys = [(ns, subj) for s, ns in created for subj in s.subjects]
-        workloads = settle(cluster, keys)
-        t_settled = time.monotonic()
-        jobs = [(s, ns, subj) for s, ns in created for subj in s.subjects]
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            docs = list(pool.map(lambda j: explain_json(cluster, j[1], j[2]), jobs))
-        t_explained = time.monotonic()
-        for (s, ns, subj), (doc, err) in zip(jobs, docs):
-            row = judge(Row(s.id, subj, s.title, world.version, expected=s.expect), workloads[(ns, subj)], doc, err)
-            row.details["namespace"] = ns
-            row.details["single"] = len(s.subjects) == 1
-            rows.append(row)
-        log(f"oracle: world {world.name} (Kueue {world.version}{', restarted' if restarted else ''}): "
-            f"{sum(r.agree for r in rows[-len(jobs):])}/{len(jobs)} agree in {time.monotonic() - tw:.1f}s "
-            f"(world+Kueue {t_start - tw:.1f}s, create {t_created - t_start:.1f}s, settle {t_settled - t_created:.1f}s, "
-            f"explain {t_explained - t_settled:.1f}s)")
+        if not isinstance(group, list):
+            group.run(cluster, runner, run_id, log)
+            loaded = None  # its steps may have changed the world's objects
+            continue
+        rows += _run_world(cluster, world, group, run_id, workers, restarted, tw, log)
     if current is not None:
         current.stop()
     return Report(rows, round(time.monotonic() - t0, 1),
                   {v: r.start_seconds for v, r in runners.items()})
+
+
+def _run_world(cluster: Cluster, world: World, group: list[Scenario], run_id: str, workers: int,
+               restarted: bool, tw: float, log) -> list[Row]:
+    t_start = time.monotonic()
+    created = create_scenarios(cluster, group, run_id)
+    t_created = time.monotonic()
+    keys = [(ns, subj) for s, ns in created for subj in s.subjects]
+    workloads = settle(cluster, keys)
+    t_settled = time.monotonic()
+    jobs = [(s, ns, subj) for s, ns in created for subj in s.subjects]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        docs = list(pool.map(lambda j: explain_json(cluster, j[1], j[2]), jobs))
+    t_explained = time.monotonic()
+    rows = []
+    for (s, ns, subj), (doc, err) in zip(jobs, docs):
+        row = judge(Row(s.id, subj, s.title, world.version, expected=s.expect), workloads[(ns, subj)], doc, err)
+        row.details["namespace"] = ns
+        row.details["single"] = len(s.subjects) == 1
+        rows.append(row)
+    log(f"oracle: world {world.name} (Kueue {world.version}{', restarted' if restarted else ''}): "
+        f"{sum(r.agree for r in rows)}/{len(jobs)} agree in {time.monotonic() - tw:.1f}s "
+        f"(world+Kueue {t_start - tw:.1f}s, create {t_created - t_start:.1f}s, settle {t_settled - t_created:.1f}s, "
+        f"explain {t_explained - t_settled:.1f}s)")
+    return rows
 
 
 # ------------------------------------------------------------------------------------- output

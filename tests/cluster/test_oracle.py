@@ -7,6 +7,12 @@ then one test: the charge ``explain`` predicts equals what Kueue recorded, and a
 predicted with Kueue's own message and finding code. ``scripts/oracle`` prints the same matrix
 as a table.
 
+The queue scenarios (``testenv/queue``: flavors, preemption, lifecycle, admission checks, stops,
+order and position, changes after admission) run in the same session, in worlds that share the
+Kueue process of the DRA world with their configuration: each must drive Kueue into the state it
+declares (``test_queue_scenario_reaches_its_state``), and explain must tell the truth about it
+(``test_explain_tells_the_queue_truth``). Kueue runs with its visibility API (positions).
+
 Versions: ``KUEUE_DRA_ORACLE_VERSIONS`` (comma separated; default v0.19.2; v0.18.4 adds the 0.18
 semantics runs).
 """
@@ -22,11 +28,16 @@ from testenv import oracle
 from testenv import oracle_scenarios
 from testenv.harness import GATES_ON, Cluster
 from testenv.kueue_harness import KueueRunner
+from testenv.queue import report as queue_report
+from testenv.queue import scenarios as queue_scenarios
 
 VERSIONS = tuple(v.strip() for v in os.environ.get("KUEUE_DRA_ORACLE_VERSIONS", oracle_scenarios.V19).split(",")
                  if v.strip())
 SCENARIOS = oracle_scenarios.scenarios(VERSIONS)
 CASES = [(s.id, subject) for s in SCENARIOS for subject in s.subjects]
+QUEUE_CASES = [(w.world.version, s.id) for w in queue_scenarios.worlds(VERSIONS) for s in w.scenarios]
+QUEUE_ROWS = [(w.world.version, s.id, subject, phase) for w in queue_scenarios.worlds(VERSIONS) for s in w.scenarios
+              for phase in range(s.phases) for subject in s.explained(phase)]
 
 
 def _ci() -> bool:
@@ -34,7 +45,7 @@ def _ci() -> bool:
 
 
 @pytest.fixture(scope="module")
-def oracle_report(request, controlplane_bin):
+def oracle_run(request, controlplane_bin):
     binaries = {}
     for version in VERSIONS:
         try:
@@ -47,12 +58,27 @@ def oracle_report(request, controlplane_bin):
             pytest.fail(f"building Kueue {version} failed: {e}", pytrace=False)
     cluster = Cluster.start("oracle", controlplane_bin, GATES_ON)
     request.addfinalizer(cluster.stop)
-    runners = {v: KueueRunner(cluster, b, v) for v, b in binaries.items()}
+    # visibility: the queue scenarios read positions; the wait for it is left to them
+    runners = {v: KueueRunner(cluster, b, v, visibility=True, visibility_wait=False) for v, b in binaries.items()}
     for r in runners.values():
         request.addfinalizer(r.close)
-    report = oracle.run_matrix(cluster, runners, SCENARIOS, log=lambda m: print(m, flush=True))
+    queue_runs = queue_scenarios.worlds(VERSIONS)
+    report = oracle.run_matrix(cluster, runners, SCENARIOS, log=lambda m: print(m, flush=True), extra=queue_runs)
+    queue = queue_report.QueueReport(queue_runs)
     print("\n" + oracle.table(report), flush=True)
-    return report
+    print("\n" + queue_report.reached_table(queue) + "\n\n" + queue_report.agreement_table(queue), flush=True)
+    print(f"queue worlds: {queue.seconds()}", flush=True)
+    return report, queue
+
+
+@pytest.fixture(scope="module")
+def oracle_report(oracle_run):
+    return oracle_run[0]
+
+
+@pytest.fixture(scope="module")
+def queue_oracle(oracle_run):
+    return oracle_run[1]
 
 
 @pytest.mark.parametrize("scenario,subject", CASES, ids=[f"{s}:{j}" for s, j in CASES])
@@ -76,3 +102,30 @@ def test_scenarios_do_what_they_are_built_for(oracle_report):
 def test_matrix_size():
     assert len({s.id for s in SCENARIOS if s.world.version == oracle_scenarios.V19}) >= 30 \
         or oracle_scenarios.V19 not in VERSIONS
+
+
+@pytest.mark.parametrize("version,scenario", QUEUE_CASES, ids=[f"{v}:{s}" for v, s in QUEUE_CASES])
+def test_queue_scenario_reaches_its_state(queue_oracle, version, scenario):
+    """Guards the queue scenarios: after every phase Kueue shows what the scenario declares."""
+    seen = [r for r in queue_oracle.reached if r.scenario == scenario and r.version == version]
+    assert seen, f"{scenario} did not run on {version}"
+    wrong = [f"after phase {r.phase} {r.subject}: declared {r.want}\n    Kueue: {r.kueue}\n    "
+             + "; ".join(r.problems) for r in seen if r.problems]
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("version,scenario,subject,phase", QUEUE_ROWS,
+                         ids=[f"{v}:{s}:{j}@{p}" for v, s, j, p in QUEUE_ROWS])
+def test_explain_tells_the_queue_truth(queue_oracle, version, scenario, subject, phase):
+    row = next(r for r in queue_oracle.rows
+               if (r.version, r.scenario, r.subject, r.phase) == (version, scenario, subject, phase))
+    assert row.agree, (f"{scenario} {subject} after phase {phase}: {row.why}\n  Kueue: {row.kueue}\n"
+                       f"  explain: {row.explain}")
+
+
+def test_queue_matrix_size():
+    """At least 35 queue scenarios, and the least number of each area."""
+    ids = {s.id: s.area for s in queue_scenarios.every()}
+    assert len(ids) >= 35
+    for area, least in queue_scenarios.MINIMUM.items():
+        assert sum(a == area for a in ids.values()) >= least, area
