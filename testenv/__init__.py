@@ -8,7 +8,7 @@ envtest is for Go (not shipped in the wheel).
 - ``testenv.kueue_harness``: the real Kueue controller manager out of cluster;
 - ``testenv.builders``: the Kubernetes and Kueue objects the tests create;
 - ``testenv.oracle`` and ``testenv.oracle_scenarios``: explain checked against the real Kueue;
-- the lifecycle cluster (``lifecycle``, ``lifecycle_run``, ``lifecycle_scenarios``), the operator
+- the lifecycle cluster (``lifecycle/``: ``cluster``, ``run``, ``scenarios``), the operator
   (``operator_harness``, ``operator_chain``), scale and performance (``scale``, ``perf``,
   ``rawget``), the installations of the live tests (``setups``), the in-process CLI (``clirun``).
 

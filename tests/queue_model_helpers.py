@@ -11,7 +11,7 @@ from kubectl_kueue_dra.kueue.scheduler.assignment import Assignment
 from kubectl_kueue_dra.kueue.scheduler.snapshot import PodSetRequest, Preemptor, Snapshot
 from kubectl_kueue_dra.kueue.scheduler.world import QueueWorld, parse_time
 from kubectl_kueue_dra.kueue.units import kueue_int
-from testenv.queue_builders import T0
+from testenv.queue.builders import T0
 
 _KINDS = {"ClusterQueue": "cluster_queues", "Cohort": "cohorts", "ResourceFlavor": "resource_flavors",
           "LocalQueue": "local_queues", "Workload": "workloads"}

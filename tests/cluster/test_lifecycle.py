@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from testenv import lifecycle_run
-from testenv import lifecycle_scenarios
+from testenv.lifecycle import run as lifecycle_run
+from testenv.lifecycle import scenarios as lifecycle_scenarios
 
 SCENARIOS = lifecycle_scenarios.scenarios()
 

@@ -16,7 +16,7 @@ from kubectl_kueue_dra.kube.view import SnapshotView
 from kubectl_kueue_dra.kueue.workloads.podsets import podsets_from_workload
 from kubectl_kueue_dra.render.explain import explain_text
 from kubectl_kueue_dra.render.output import Style
-from testenv.queue_builders import at, cluster_queue, cond, flavor, flavor_quotas, group, local_queue, workload
+from testenv.queue.builders import at, cluster_queue, cond, flavor, flavor_quotas, group, local_queue, workload
 
 NS = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default", "labels": {}}}
 

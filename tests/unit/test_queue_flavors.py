@@ -15,7 +15,7 @@ from queue_model_helpers import ps, run, tried, world
 
 from kubectl_kueue_dra.kueue.scheduler.flavor_match import go_taint, selector_matches, tolerates
 from kubectl_kueue_dra.kueue.scheduler.modes import resource_order
-from testenv.queue_builders import cluster_queue, cohort, flavor, flavor_quotas, group, quota, workload
+from testenv.queue.builders import cluster_queue, cohort, flavor, flavor_quotas, group, quota, workload
 
 GPU = "example.com/gpu"
 SPOT = {"key": "instance", "value": "spot", "effect": "NoSchedule"}

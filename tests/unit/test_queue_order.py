@@ -15,7 +15,7 @@ import pytest
 from queue_model_helpers import world
 
 from kubectl_kueue_dra.kueue.scheduler.queue_order import not_queued, pending, position
-from testenv.queue_builders import at, cluster_queue, cond, flavor_quotas, group, local_queue, workload
+from testenv.queue.builders import at, cluster_queue, cond, flavor_quotas, group, local_queue, workload
 
 CQ = cluster_queue("cqA", group(flavor_quotas("default", cpu="1")))
 STRICT = cluster_queue("cqA", group(flavor_quotas("default", cpu="1")), strategy="StrictFIFO")

@@ -14,7 +14,7 @@ from queue_model_helpers import amounts, incoming, ps, run, snapshot, world
 
 from kubectl_kueue_dra.kueue.scheduler import preemption
 from kubectl_kueue_dra.kueue.scheduler.preemption_plan import plan
-from testenv.queue_builders import T0, at, cluster_queue, cond, flavor, flavor_quotas, group, quota, workload
+from testenv.queue.builders import T0, at, cluster_queue, cond, flavor, flavor_quotas, group, quota, workload
 
 LOWER, ANY, NEWER = "LowerPriority", "Any", "LowerOrNewerEqualPriority"
 THRESHOLD = {"borrow": LOWER, "threshold": 0}

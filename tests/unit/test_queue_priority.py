@@ -8,7 +8,7 @@ import pytest
 
 from kubectl_kueue_dra.kueue.scheduler.priority import of_manifest, of_workload
 from kubectl_kueue_dra.kueue.scheduler.world import QueueWorld, effective_priority
-from testenv.queue_builders import workload
+from testenv.queue.builders import workload
 
 LABEL = "kueue.x-k8s.io/priority-class"
 

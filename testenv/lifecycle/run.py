@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 from testenv import oracle
 from testenv.kueue_harness import KueueRunner
-from testenv.lifecycle import Lifecycle, fake_node
-from testenv.lifecycle_scenarios import QUOTA, SCENARIO_LABEL, WORLD, LifeScenario, placed, resolve, slices_of
+from testenv.lifecycle.cluster import Lifecycle, fake_node
+from testenv.lifecycle.scenarios import QUOTA, SCENARIO_LABEL, WORLD, LifeScenario, placed, resolve, slices_of
 from testenv.builders import FLAVOR, cluster_queue, local_queue, resource_flavor
 
 POD_TIMEOUT = 120.0
