@@ -122,7 +122,8 @@ def judge(row: Row, wl: dict, doc: dict | None, err: str) -> Row:
         return row
 
     message = st[2]
-    want_code = (cause_of(message) or ("?",))[0]
+    found = cause_of(message)
+    want_code = found.code.name if found else "?"
     row.details["kueueMessage"] = message
     if row.kueue_state == "inadmissible":
         row.kueue = f"{st[1]}: {message}"

@@ -120,7 +120,7 @@ def _from_message(wl: dict, obs: Observed, message: str) -> Cause | None:
             return Cause(set(reasons), set(), [], "the queue message")
     dra = cause_of(message)
     if dra is not None:
-        return Cause({dra[0]}, {dra[0]}, [], "a DRA rejection")
+        return Cause({dra.code.name}, {dra.code.name}, [], "a DRA rejection")
     return None
 
 
