@@ -20,7 +20,7 @@ from typing import Any
 
 from testenv.builders import PAUSE_IMAGE, QUEUE_LABEL
 from testenv.queue import builders as B
-from testenv.queue.builders import KUEUE as KUEUE, taint as taint, toleration as toleration  # the scenarios'
+from testenv.queue.builders import taint as taint, toleration as toleration  # the scenarios use them
 
 CQ = "{cq}"
 NS = "{ns}"
