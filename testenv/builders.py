@@ -3,9 +3,10 @@
 One builder per kind, used by the oracle's scenarios, the lifecycle scenarios and the cluster
 tests: DeviceClasses, ResourceSlices and their devices, ResourceClaimTemplates and their
 requests, containers, pod specs, Jobs (created suspended, in LocalQueue ``lq``) and Workloads,
-LimitRanges and RuntimeClasses; and the one-flavor ClusterQueue, its LocalQueue and
-ResourceFlavor that those tests share, which the queue builders (``testenv.queue.builders``, every
-other Kueue queue object) write.
+LimitRanges and RuntimeClasses. ``cluster_queue``, ``local_queue`` and ``resource_flavor`` are
+those tests' shorthands (a ClusterQueue of one flavor, a LocalQueue without a namespace, a
+ResourceFlavor with an empty spec), built by ``testenv.queue.builders``, which writes every Kueue
+queue object.
 """
 
 from __future__ import annotations
