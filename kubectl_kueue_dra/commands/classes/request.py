@@ -11,6 +11,7 @@ from ...kube.view import ClusterView
 from ...kueue.charge.unaccounted import uncharged_findings
 from ...kueue.install import flags
 from ...kueue.install.command import document_for_cli
+from ...kueue.install.fix_rights import with_rights
 from .facts import ClassesFacts, gather
 
 
@@ -47,7 +48,7 @@ def classes_document(view: ClusterView, req: ClassesRequest) -> dict[str, Any]:
     assert facts.uncharged is not None
     report = classes_report(facts.device_classes, mappings=facts.mappings, cluster_queues=facts.cluster_queues,
                             pools=facts.pools, evaluator=SelectorEvaluator())
-    return document_for_cli({
+    return with_rights(document_for_cli({
         "source": facts.source,
         "kueueConfig": facts.config.target() if facts.config.found else None,
         "kueueInstallation": facts.installation.to_json(),
@@ -55,7 +56,7 @@ def classes_document(view: ClusterView, req: ClassesRequest) -> dict[str, Any]:
         "deviceClasses": report if facts.selected is None else [c for c in report if c["name"] in facts.selected],
         "uncharged": facts.uncharged.doc(),
         "findings": unreadable_findings(view) + facts.findings + uncharged_findings(facts.uncharged),
-    }, facts.cli)
+    }, facts.cli), view, facts.config)
 
 
 def _devices_document(view: ClusterView, wanted: str, facts: ClassesFacts) -> dict[str, Any]:
@@ -76,11 +77,11 @@ def _devices_document(view: ClusterView, wanted: str, facts: ClassesFacts) -> di
     else:
         listed = [class_devices(dc, mappings=facts.mappings, pools=facts.pools, evaluator=evaluator)
                   for dc in chosen]
-    return document_for_cli({
+    return with_rights(document_for_cli({
         "source": facts.source,
         "kueueConfig": facts.config.target() if facts.config.found else None,
         "kueueInstallation": facts.installation.to_json(),
         "partial": is_partial(view),
         "devices": listed,
         "findings": unreadable_findings(view) + facts.findings,
-    }, facts.cli)
+    }, facts.cli), view, facts.config)

@@ -18,6 +18,7 @@ from ...kube.manifest import manifest_name
 from ...kube.view import ClusterView
 from ...kueue.charge import ChargeEngine, ChargeLine, ChargeResult, format_usage
 from ...kueue.install.command import document_for_cli
+from ...kueue.install.fix_rights import with_rights
 from ...kueue.workloads.lifecycle import FINISHED, PENDING, PREEMPTED, classify
 from .context import KueueContext, Settings, kueue_mappings
 from .facts import ExplainFacts, gather
@@ -129,7 +130,7 @@ def explain_facts(facts: ExplainFacts) -> dict[str, Any]:
     first = (state.findings if state else []) + [f for f in findings if f["code"] in FIRST_REASONS]
     word, reason = state_word(state, first + findings, wl is None)
     cli = facts.cli  # first: a 403 it meets makes the answer partial too
-    return document_for_cli({
+    return with_rights(document_for_cli({
         "workload": ({"namespace": ns, "name": wl["metadata"]["name"]} if wl is not None else None),
         "manifest": _manifest_doc(subject),
         "kueueVersion": ctx.semantics.version,
@@ -153,7 +154,7 @@ def explain_facts(facts: ExplainFacts) -> dict[str, Any]:
         "events": past.events,
         "partial": is_partial(view),
         "findings": (state.findings if state else []) + findings,
-    }, cli)
+    }, cli), view, ctx.config)
 
 
 def _position(asked: dict[str, Any] | None, derived: dict[str, Any] | None, queued: bool) -> dict[str, Any] | None:

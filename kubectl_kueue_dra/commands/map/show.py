@@ -11,6 +11,7 @@ from ...kube.view import ClusterView
 from ...kueue.config.load import KueueConfig
 from ...kueue.install import flags
 from ...kueue.install.command import cli_of, document_for_cli
+from ...kueue.install.fix_rights import with_rights
 from ...kueue.install.model import installation_of
 from ...kueue.install.target import TargetFacts
 from ...kueue.install.target import target_facts as rules_of
@@ -58,7 +59,7 @@ def show_mappings(view: ClusterView, req: MapRequest) -> dict[str, Any]:
     facts = gather(view, req.kueue_namespace)
     mappings, findings = map_report(facts.config.mappings, device_classes=facts.device_classes,
                                     cluster_queues=facts.cluster_queues, slices=facts.slices)
-    return document_for_cli({
+    return with_rights(document_for_cli({
         "source": view.source,
         "target": facts.config.target(),
         "kueueVersion": facts.target.kueue_version,
@@ -66,4 +67,4 @@ def show_mappings(view: ClusterView, req: MapRequest) -> dict[str, Any]:
         "partial": is_partial(view),
         "mappings": mappings,
         "findings": unreadable_findings(view) + findings,
-    }, facts.cli)
+    }, facts.cli), view, facts.config)
