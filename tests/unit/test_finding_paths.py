@@ -163,17 +163,27 @@ def _waiting(message, reason="Pending"):
         {"type": "QuotaReserved", "status": "False", "reason": reason, "message": message}]}}
 
 
-@pytest.mark.parametrize("code, message", [
-    (F.KueueCannotList, "failed to list ResourceSlices: the server is currently unable to handle the request"),
+@pytest.mark.parametrize("code, message, fix", [
+    (F.KueueCannotList, "failed to list ResourceSlices: the server is currently unable to handle the request",
+     F.KueueCannotList.fix_text()),
+    # the capacity the message names is where to look
     (F.CapacityRequestUnsatisfiable, "spec.podSets[0].template.spec.resourceClaims[0].devices.requests[0]: Invalid "
-                                     "value: null: capacity request cannot be satisfied by any matched device"),
+                                     "value: null: capacity request cannot be satisfied by any matched device's "
+                                     'RequestPolicy for dimension "memory"',
+     "request a capacity the devices' requestPolicy allows (kubectl get resourceslices -o yaml: "
+     "capacity.memory.requestPolicy), or fix the mapping's capacity source"),
+    # a message that names none: no placeholder, the words say which
+    (F.CapacityRequestUnsatisfiable, "spec.podSets[0].template.spec.resourceClaims[0].devices.requests[0]: Invalid "
+                                     "value: null: capacity request cannot be satisfied by any matched device",
+     F.CapacityRequestUnsatisfiable.fix_text("unnamed")),
 ])
-def test_kueues_recorded_condition_is_translated(code, message):
+def test_kueues_recorded_condition_is_translated(code, message, fix):
     from kubectl_kueue_dra.commands.explain.recorded import recorded_part
     from kubectl_kueue_dra.kueue.charge import ChargeResult
 
     _, [f] = recorded_part(_waiting(message, "Inadmissible"), ChargeResult([]), set(), set(), set())
-    assert (f["code"], f["severity"], f["fix"], f["reason"]) == (code.name, "error", code.fix_text(), "Inadmissible")
+    assert (f["code"], f["severity"], f["fix"], f["reason"]) == (code.name, "error", fix, "Inadmissible")
+    assert "<" not in f["fix"]
     assert f["message"].startswith(f"Kueue says: {message} — ")
 
 

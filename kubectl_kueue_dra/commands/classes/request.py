@@ -10,7 +10,9 @@ from ...findings import is_partial, unreadable_findings
 from ...kube.view import ClusterView
 from ...kueue.charge.unaccounted import uncharged_findings
 from ...kueue.install import flags
-from ...kueue.install.command import document_for_cli
+from ...kueue.config.dra_resources import dra_resources
+from ...kueue.install.command import document_for_cli, map_restart
+from ...kueue.queues.proposals import map_command
 from ...kueue.install.fix_rights import with_rights
 from .facts import ClassesFacts, gather
 
@@ -46,8 +48,13 @@ def classes_document(view: ClusterView, req: ClassesRequest) -> dict[str, Any]:
     if req.devices is not None:
         return _devices_document(view, req.devices, facts)
     assert facts.uncharged is not None
+    unmapped = facts.uncharged.unmapped_classes()
+    mapper = map_command(unmapped, cluster_queues=facts.cluster_queues,
+                         charged=None if facts.mappings is None else {r.name for r in dra_resources(
+                             facts.mappings, facts.device_classes)},
+                         restart=map_restart(facts.config.kind)) if unmapped else ""
     report = classes_report(facts.device_classes, mappings=facts.mappings, cluster_queues=facts.cluster_queues,
-                            pools=facts.pools, evaluator=SelectorEvaluator())
+                            pools=facts.pools, evaluator=SelectorEvaluator(), config_kind=facts.config.kind)
     return with_rights(document_for_cli({
         "source": facts.source,
         "kueueConfig": facts.config.target() if facts.config.found else None,
@@ -55,7 +62,7 @@ def classes_document(view: ClusterView, req: ClassesRequest) -> dict[str, Any]:
         "partial": is_partial(view),
         "deviceClasses": report if facts.selected is None else [c for c in report if c["name"] in facts.selected],
         "uncharged": facts.uncharged.doc(),
-        "findings": unreadable_findings(view) + facts.findings + uncharged_findings(facts.uncharged),
+        "findings": unreadable_findings(view) + facts.findings + uncharged_findings(facts.uncharged, mapper),
     }, facts.cli), view, facts.config)
 
 
