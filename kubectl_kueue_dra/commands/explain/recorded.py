@@ -51,6 +51,8 @@ class Fills:
                 variant, args["drivers"] = "driver-unknown", ", ".join(drivers) or "the mappings' drivers"
         elif cause.code is F.CapacityRequestUnsatisfiable and "dimension" not in args:
             variant = "unnamed"
+        elif cause.code is F.QuotaExhausted and self.cluster_queue is not None:
+            variant, args["cluster_queue"] = "", (self.cluster_queue.get("metadata") or {}).get("name")
         return cause.code.make(message, variant=variant, **args, **kw)
 
 
