@@ -548,7 +548,7 @@ def test_restart_rolls_the_deployment(cluster):
     assert "more" in config_text(cluster, ns)
     # -o json: the document says what was written, and the failed wait as its last finding
     proc = plugin(cluster, "map", "set", "more2", "--device-class", "m2.example.com", "--kueue-namespace", ns,
-                  "--restart", "--timeout", "2s", "-o", "json")
+                  "--restart", "--timeout", "2s", "-o", "json", "--allow-missing-class")
     assert proc.returncode == 1 and json.loads(proc.stdout)["written"]
     last = json.loads(proc.stdout)["findings"][-1]
     assert (last["code"], last["severity"]) == ("RolloutNotComplete", "error")
