@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from collections.abc import Sequence
 from typing import Protocol
 
+from testenv import kube_versions
 from testenv.harness import Cluster, run_plugin
 from testenv.kueue_harness import KueueRunner, KueueSetup
 from testenv.builders import FLAVOR, local_queue, resource_flavor
@@ -63,8 +64,8 @@ def load_world(cluster: Cluster, world: World) -> None:
             if len(stamps) == 1:
                 break
             cluster.kubectl("delete", "deviceclasses.resource.k8s.io", *names, "--wait=true")
-    if world.slices:
-        cluster.apply(world.slices)
+    if world.slices:  # in the layout of the cluster's kube-apiserver (1.34: counter sets beside their devices)
+        cluster.apply(kube_versions.slices_for(world.slices, cluster.kube_version))
 
 
 def setup_of(world: World) -> KueueSetup:
