@@ -1,6 +1,6 @@
 """Kubernetes and Kueue feature gates: which are on, and how we know. Pure (no I/O; the reading
 of ``/metrics`` and the dry-run creates are in ``kube/probes.py``, put together in
-``commands/verify/probes.py``).
+``commands/probes.py``).
 
 Kubernetes gates cannot be read from the API, so each gate's state is resolved from evidence,
 strongest first (``METHODS``):

@@ -4,6 +4,7 @@ the queues that cover that resource, the devices that match, and what is wrong.
 Pure: takes the objects, returns the JSON document of the output contract.
 """
 
+from collections.abc import Sequence
 from typing import Any
 
 from ...dra.cel import CelCompileError, CelError, SelectorEvaluator, compile_selector
@@ -12,6 +13,7 @@ from ...dra.devices import Pool, ShapeIndex, count_matching
 from ...findings import codes as F
 from ...kueue.config.mappings import Mapping, lookup, mappings_for
 from ...kueue.queues.cluster_queue import queues_covering
+from ..dropped import Dropped
 
 
 def _sharing(device_classes: list[dict[str, Any]], ern: str) -> list[str]:
@@ -22,11 +24,12 @@ def _sharing(device_classes: list[dict[str, Any]], ern: str) -> list[str]:
 def describe_class(dc: dict[str, Any], *, device_classes: list[dict[str, Any]],
                    mappings: list[Mapping] | None, cluster_queues: list[dict[str, Any]] | None,
                    pools: list[Pool] | None, evaluator: SelectorEvaluator,
-                   winners: dict[str, str], index: ShapeIndex | None = None) -> dict[str, Any]:
+                   winners: dict[str, str], index: ShapeIndex | None = None,
+                   dropped: Sequence[tuple[Dropped, dict[str, Any]]] = ()) -> dict[str, Any]:
     name = dc["metadata"]["name"]
     ern: str | None = (dc.get("spec") or {}).get("extendedResourceName")
     selectors = class_selectors(dc)
-    findings: list[dict[str, Any]] = []
+    findings: list[dict[str, Any]] = [f for _, f in dropped]  # written, not stored: said first
 
     mapping = lookup(mappings, name) if mappings is not None else None
     all_mappings = mappings_for(mappings, name) if mappings is not None else []
@@ -48,8 +51,10 @@ def describe_class(dc: dict[str, Any], *, device_classes: list[dict[str, Any]],
             device_classes=", ".join(losers)))
 
     if mappings is not None and quota_resource is None:
+        lost = " (the one it was written with was dropped by the API server)" if any(
+            d.written.field == "spec.extendedResourceName" for d, _ in dropped) else ""
         findings.append(F.NoQuotaResource.make(
-            f"{name} is not in deviceClassMappings and has no usable extendedResourceName: Kueue "
+            f"{name} is not in deviceClassMappings and has no usable extendedResourceName{lost}: Kueue "
             f"rejects ResourceClaimTemplates that request it (\"DeviceClass {name} is not mapped in "
             f"DRA configuration\")", device_class=name))
 
@@ -110,20 +115,26 @@ def describe_class(dc: dict[str, Any], *, device_classes: list[dict[str, Any]],
         "matchingPools": matching_pools,
         "coveredBy": covered_by,
         "selectors": selectors,
+        "droppedFields": [d.to_json() for d, _ in dropped],
         "findings": findings,
     }
 
 
 def classes_report(device_classes: list[dict[str, Any]], *, mappings: list[Mapping] | None,
                    cluster_queues: list[dict[str, Any]] | None, pools: list[Pool] | None,
-                   evaluator: SelectorEvaluator | None = None) -> list[dict[str, Any]]:
+                   evaluator: SelectorEvaluator | None = None,
+                   dropped: Sequence[tuple[Dropped, dict[str, Any]]] = ()) -> list[dict[str, Any]]:
+    """Each DeviceClass described; ``dropped``: the gated fields the API server dropped (``commands/
+    dropped``), each with its finding — a class's own are said with it."""
     evaluator = evaluator or SelectorEvaluator()
     winners = extended_resource_winners(device_classes)
     ordered = sorted(device_classes, key=lambda dc: dc["metadata"]["name"])
     index = _shape_index(ordered, pools, evaluator) if pools is not None else None
     return [describe_class(dc, device_classes=device_classes, mappings=mappings,
                            cluster_queues=cluster_queues, pools=pools, evaluator=evaluator,
-                           winners=winners, index=index) for dc in ordered]
+                           winners=winners, index=index,
+                           dropped=[(d, f) for d, f in dropped if d.kind == "DeviceClass"
+                                    and d.name == dc["metadata"]["name"]]) for dc in ordered]
 
 
 def _shape_index(device_classes: list[dict[str, Any]], pools: list[Pool],
