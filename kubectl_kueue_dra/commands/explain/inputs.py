@@ -7,10 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from ... import gates as g
 from ...dra.cel import SelectorEvaluator
 from ...findings import codes as F
 from ...kueue.charge import ChargeInputs
 from ...kueue.workloads.adjust import AdjustInputs
+from ...kueue.workloads.podsets import is_extended_resource_name
+from ..dropped import dropped_evidence, dropped_fields, finding, of_kind
+from ..probes import gate_states_now
 from .context import kueue_mappings
 from .facts import ExplainFacts
 from .subject import Subject
@@ -77,3 +81,35 @@ def file_findings(subject: Subject) -> list[dict[str, Any]]:
                                                  "explain reads these kinds from the cluster only"))
     return out
 
+
+
+def _extended_requests(subject: Subject) -> set[str]:
+    return {name for ps in subject.podsets for key in ("initContainers", "containers")
+            for c in ps.spec.get(key) or [] if isinstance(c, dict)
+            for name in ((c.get("resources") or {}).get("requests") or {}) if is_extended_resource_name(name)}
+
+
+def dropped_findings(facts: ExplainFacts, inputs: ChargeInputs) -> list[dict[str, Any]]:
+    """An extended resource the pods request that no DeviceClass backs, where a DeviceClass was
+    written with an extendedResourceName the API server dropped (``commands/dropped``): Kueue then
+    charges the name as a plain resource, and the scheduler looks for a device plugin."""
+    unbacked = sorted(_extended_requests(facts.subject) - inputs.extended_resource_names())
+    if not unbacked:
+        return []
+    lost = [d for d in dropped_fields(of_kind(facts.device_classes, "DeviceClass"))
+            if d.written.field == "spec.extendedResourceName"]
+    out = []
+    now = gate_states_now(facts.view, [g.DRA_EXTENDED], dropped=dropped_evidence(lost))[g.DRA_EXTENDED] if lost \
+        else None
+    for name in unbacked:
+        for d in lost:
+            values = [str(v) for v in d.written.values]
+            if values and name not in values:
+                continue
+            said = finding(d, now=now, openshift=facts.cli == "oc")
+            which = "" if values else (f" (the value it was written with is not on record: whether it was {name} "
+                                       "is unknown)")
+            said["message"] = (f"{name} is backed by no DeviceClass, so Kueue charges it as {name} itself, not as DRA "
+                               f"devices: {said['message']}{which}")
+            out.append(said)
+    return out
