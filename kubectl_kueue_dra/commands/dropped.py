@@ -39,7 +39,7 @@ class Dropped:
         parts = [", ".join(map(str, self.written.values[:3]))] if self.written.values else []
         if self.written.managers:
             parts.append("by " + self.written.by())
-        return f"{self.written.field} ({'; '.join(parts)})" if parts else self.written.field
+        return f"{self.written.field} ({', '.join(parts)})" if parts else self.written.field
 
     def message(self, now: g.GateState | None = None) -> str:
         """The fact, and the gate's state now where it is known."""
