@@ -48,6 +48,8 @@ def same_moment(doc):
     for d in doc.get("items") or [doc]:
         if (d.get("position") or {}).get("source") is None and d.get("position"):
             d["position"] = dict(d["position"], unknown="(unknown)")
+        if (d.get("position") or {}).get("visibilityUnknown"):  # a derived position: why Kueue was not asked
+            d["position"] = dict(d["position"], visibilityUnknown="(unknown)")
     return doc
 
 
