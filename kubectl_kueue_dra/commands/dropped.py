@@ -32,7 +32,8 @@ class Dropped:
             return f"{self.kind} {self.name}"
         shown = ", ".join((self.name, *self.others[:2])) + (f" and {len(self.others) - 2} more"
                                                              if len(self.others) > 2 else "")
-        return f"{len(self.others) + 1} {self.kind}s ({shown})"
+        plural = self.kind + ("es" if self.kind.endswith("s") else "s")
+        return f"{len(self.others) + 1} {plural} ({shown})"
 
     def sent(self) -> str:
         """What was sent and by whom, in words: ``spec.extendedResourceName (example.com/gpu, by kubectl-create …)``."""

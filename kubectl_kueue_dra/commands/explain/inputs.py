@@ -13,7 +13,7 @@ from ...findings import codes as F
 from ...kueue.charge import ChargeInputs
 from ...kueue.workloads.adjust import AdjustInputs
 from ...kueue.workloads.podsets import is_extended_resource_name
-from ..dropped import dropped_evidence, dropped_fields, finding, of_kind
+from ..dropped import Dropped, dropped_evidence, dropped_fields, finding, of_kind
 from ..probes import gate_states_now
 from .context import kueue_mappings
 from .facts import ExplainFacts
@@ -102,14 +102,18 @@ def dropped_findings(facts: ExplainFacts, inputs: ChargeInputs) -> list[dict[str
     now = gate_states_now(facts.view, [g.DRA_EXTENDED], dropped=dropped_evidence(lost))[g.DRA_EXTENDED] if lost \
         else None
     for name in unbacked:
-        for d in lost:
-            values = [str(v) for v in d.written.values]
-            if values and name not in values:
-                continue
-            said = finding(d, now=now, openshift=facts.cli == "oc")
-            which = "" if values else (f" (the value it was written with is not on record: whether it was {name} "
-                                       "is unknown)")
-            said["message"] = (f"{name} is backed by no DeviceClass, so Kueue charges it as {name} itself, not as DRA "
-                               f"devices: {said['message']}{which}")
-            out.append(said)
+        known = [d for d in lost if name in [str(v) for v in d.written.values]]
+        unknown = [d for d in lost if not d.written.values]
+        said = [(d, "") for d in known]
+        if not known and unknown:  # one finding for the classes whose value is not on record
+            said.append((Dropped(kind="DeviceClass", name=unknown[0].name, gate=g.DRA_EXTENDED,
+                                 written=unknown[0].written, others=tuple(d.name for d in unknown[1:])),
+                         f" (the value{'s' if len(unknown) > 1 else ''} written {'are' if len(unknown) > 1 else 'is'} "
+                         f"not on record: whether {'one of them' if len(unknown) > 1 else 'it'} was {name} is "
+                         "unknown)"))
+        for d, which in said:
+            f = finding(d, now=now, openshift=facts.cli == "oc")
+            f["message"] = (f"{name} is backed by no DeviceClass, so Kueue charges it as {name} itself, not as DRA "
+                            f"devices: {f['message']}{which}")
+            out.append(f)
     return out
