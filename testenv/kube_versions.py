@@ -86,13 +86,20 @@ def _consumed(devices: list[dict]) -> list[str]:
     return list(dict.fromkeys(e.get("counterSet") for d in devices for e in d.get("consumesCounters") or []))
 
 
+def _fits(entry: dict, sets: dict[str, dict]) -> bool:
+    """A consumesCounters entry 1.34 stores: its set is defined, and so is each counter it names."""
+    counters = (sets.get(entry.get("counterSet")) or {}).get("counters")
+    return counters is not None and set(entry.get("counters") or {}) <= set(counters)
+
+
 def slices_for(objects: list[dict[str, Any]], version: str) -> list[dict[str, Any]]:
     """``objects`` with their ResourceSlices in the layout ``version`` accepts; other objects as
     they are. On 1.35 and later, unchanged. On 1.34, the counter sets of a pool (driver, pool,
     generation) move into the device slices that consume from them, and the slices that held only
     counter sets go, with ``resourceSliceCount`` lowered by as many. A device that consumes from a
-    set no slice of its pool defines cannot be written on 1.34 (the server refuses it): it is left
-    out. The objects given are not changed."""
+    set no slice of its pool defines, or a counter its set does not define, cannot be written on
+    1.34 (the server refuses it: "must reference a counter defined in the ResourceSlice
+    sharedCounters"): it is left out. The objects given are not changed."""
     if minor(version) >= SEPARATE_COUNTER_SLICES:
         return objects
     slices = [o for o in objects if o.get("kind") == "ResourceSlice"]
@@ -114,8 +121,7 @@ def slices_for(objects: list[dict[str, Any]], version: str) -> list[dict[str, An
                 out[id(s)] = None
                 continue
             if s in users:
-                devices = [d for d in spec["devices"]
-                           if all(e.get("counterSet") in sets for e in d.get("consumesCounters") or [])]
+                devices = [d for d in spec["devices"] if all(_fits(e, sets) for e in d.get("consumesCounters") or [])]
                 spec["devices"] = devices
                 wanted = [sets[n] for n in _consumed(devices)]
                 if wanted:

@@ -315,6 +315,14 @@ def test_featuregate_status_and_techpreview_detection_gap(fresh):
         assert "spec.customNoUpgrade.enabled" in gap["message"]
         assert "cannot be changed" in gap["fix"]
         assert checks["gate-DRAPartitionableDevices"]["status"] == "pass"
+        # which FeatureSet turns each path gate on in this release (4.22): TechPreviewNoUpgrade does
+        # DRAPartitionableDevices, only CustomNoUpgrade DRAExtendedResource
+        assert checks["gate-DRAPartitionableDevices"]["message"].endswith(
+            "; in OpenShift 4.22 featureSet TechPreviewNoUpgrade or featureSet DevPreviewNoUpgrade, or featureSet "
+            "CustomNoUpgrade with DRAPartitionableDevices in spec.customNoUpgrade.enabled turns it on")
+        assert checks["gate-DRAExtendedResource"]["featureSets"] == (
+            "in OpenShift 4.22 only featureSet CustomNoUpgrade with DRAExtendedResource in "
+            "spec.customNoUpgrade.enabled turns it on")
     finally:
         restore_featuregate(cluster)
 
@@ -350,6 +358,8 @@ def test_openshift_release_against_each_path(fresh):
         # A gate of a path not checked: its state as info, from the FeatureGate status.
         line = claims["gate-DRAPartitionableDevices"]
         assert (line["status"], line["state"], line["learnedFrom"]) == ("info", "on", "featuregate-status")
+        assert "; in OpenShift 4.21 only featureSet CustomNoUpgrade with DRAPartitionableDevices in " \
+               "spec.customNoUpgrade.enabled turns it on" in line["message"]
         text = run_plugin(cluster, "verify")
         assert text.stdout.count("Technology Preview") == 1
         assert text.stdout.rstrip().splitlines()[-1].startswith("info: Kueue's DRA quota management is a Technology")

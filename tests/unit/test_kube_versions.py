@@ -97,7 +97,8 @@ def _pool():
     counters = resource_slice("n-counters", "d", "n", slice_count=3, counter_sets={"gpu-0": {"memory": "40Gi"},
                                                                                    "gpu-1": {"memory": "40Gi"}})
     gpu0 = resource_slice("n-gpu-0", "d", "n", slice_count=3, devices=[
-        device("gpu-0-a", [("gpu-0", {"memory": "10Gi"})]), device("ghost", [("no-such-set", {"memory": "1Gi"})])])
+        device("gpu-0-a", [("gpu-0", {"memory": "10Gi"})]), device("ghost", [("no-such-set", {"memory": "1Gi"})]),
+        device("extra", [("gpu-0", {"memory": "1Gi", "bogus": "1"})])])
     gpu1 = resource_slice("n-gpu-1", "d", "n", slice_count=3, devices=[device("gpu-1-a", [("gpu-1", {"memory": "5Gi"})])])
     other = resource_slice("m-plain", "d", "m", devices=[device("x")])
     return [device_class("c", "true", er="example.com/c"), counters, gpu0, gpu1, other]
@@ -118,7 +119,7 @@ def test_slices_for_1_34_carry_the_counter_sets_their_devices_consume():
     gpu0, gpu1 = by_name["n-gpu-0"]["spec"], by_name["n-gpu-1"]["spec"]
     assert [cs["name"] for cs in gpu0["sharedCounters"]] == ["gpu-0"]
     assert [cs["name"] for cs in gpu1["sharedCounters"]] == ["gpu-1"]
-    # a device naming a set no slice of its pool defines cannot be written on 1.34
+    # a device naming a set no slice of its pool defines, or a counter its set lacks, cannot be written on 1.34
     assert [d["name"] for d in gpu0["devices"]] == ["gpu-0-a"]
     assert gpu0["pool"]["resourceSliceCount"] == gpu1["pool"]["resourceSliceCount"] == 2
     assert by_name["m-plain"] == before[4] and by_name["c"] == before[0]
