@@ -3,12 +3,17 @@
 One builder per kind, used by the oracle's scenarios, the lifecycle scenarios and the cluster
 tests: DeviceClasses, ResourceSlices and their devices, ResourceClaimTemplates and their
 requests, containers, pod specs, Jobs (created suspended, in LocalQueue ``lq``) and Workloads,
-ClusterQueues, LocalQueues, ResourceFlavors, LimitRanges and RuntimeClasses.
+LimitRanges and RuntimeClasses. ``cluster_queue``, ``local_queue`` and ``resource_flavor`` are
+those tests' shorthands (a ClusterQueue of one flavor, a LocalQueue without a namespace, a
+ResourceFlavor with an empty spec), built by ``testenv.queue.builders``, which writes every Kueue
+queue object.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from testenv.queue import builders as QB
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 FLAVOR = "default-flavor"
@@ -111,26 +116,23 @@ def workload(name: str, podsets: list[tuple[str, int, dict]]) -> dict:
 
 def cluster_queue(name: str, quota: dict[str, str], limits: dict[str, dict[str, str]] | None = None,
                   cohort: str | None = None, *, flavor: str = FLAVOR) -> dict:
-    """A ClusterQueue of one flavor; ``limits``: {resource: {"borrowingLimit"|"lendingLimit": q}}."""
-    spec: dict[str, Any] = {"namespaceSelector": {}, "resourceGroups": [{
-        "coveredResources": list(quota),
-        "flavors": [{"name": flavor, "resources": [{"name": r, "nominalQuota": q, **(limits or {}).get(r, {})}
-                                                  for r, q in quota.items()]}]}]}
-    if cohort:
-        spec["cohortName"] = cohort
-    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": name}, "spec": spec}
+    """A ClusterQueue of one flavor covering the resources of ``quota``, as the DRA oracle and the
+    cluster tests apply it; ``limits``: {resource: {"borrowingLimit"|"lendingLimit": q}}. Built by the
+    queue builders (``testenv.queue.builders``), which write any other ClusterQueue."""
+    flavor_quotas = QB.flavor_quotas(flavor, res={r: {"nominalQuota": q, **(limits or {}).get(r, {})}
+                                                  for r, q in quota.items()})
+    return QB.kueue_object("ClusterQueue", name, spec=QB.cluster_queue_spec(
+        QB.group(flavor_quotas, covered=list(quota)), cohort=cohort))
 
 
 def local_queue(name: str, cluster_queue_name: str, namespace: str | None = None) -> dict:
-    meta: dict[str, Any] = {"name": name}
-    if namespace:
-        meta["namespace"] = namespace
-    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue", "metadata": meta,
-            "spec": {"clusterQueue": cluster_queue_name}}
+    """A LocalQueue (no namespace: ``kubectl apply -n`` sets it); see ``testenv.queue.builders``."""
+    return QB.local_queue(name, cluster_queue_name, namespace or None)
 
 
 def resource_flavor(name: str = FLAVOR) -> dict:
-    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor", "metadata": {"name": name}, "spec": {}}
+    """A ResourceFlavor with an empty spec; see ``testenv.queue.builders``."""
+    return QB.flavor(name)
 
 
 def queued(obj: dict, local_queue: str) -> dict:

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import Any
 
 from testenv.builders import (  # noqa: F401  (the builders are part of this module's API too)
     FLAVOR, QUEUE_LABEL, cluster_queue, container, device, device_class, job, limit_range, local_queue,
     partial_job, pod_spec, queued, request, resource_flavor, resource_slice, runtime_class, template, workload,
 )
+from testenv.queue import builders as queue_builders
 
 V19 = "v0.19.2"
 V18 = "v0.18.4"
@@ -97,13 +97,8 @@ class CohortScenario(Scenario):
     def cluster_objects(self, cq: str) -> list[dict]:
         out = []
         for c in self.cohorts:
-            spec: dict[str, Any] = {}
-            if c.parent:
-                spec["parentName"] = f"{cq}-{c.parent}"
-            if c.quota:
-                spec["resourceGroups"] = cluster_queue("", c.quota, c.limits)["spec"]["resourceGroups"]
-            out.append({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Cohort",
-                        "metadata": {"name": f"{cq}-{c.suffix}"}, "spec": spec})
+            groups = cluster_queue("", c.quota, c.limits)["spec"]["resourceGroups"] if c.quota else []
+            out.append(queue_builders.cohort(f"{cq}-{c.suffix}", f"{cq}-{c.parent}" if c.parent else None, *groups))
         for q in self.queues:
             out.append(cluster_queue(f"{cq}-{q.suffix}", q.quota, q.limits, f"{cq}-{q.cohort}"))
             out.append(local_queue(f"lq-{q.suffix}", f"{cq}-{q.suffix}"))

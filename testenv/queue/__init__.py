@@ -8,8 +8,9 @@ evictions, requeueing, finishing), admission checks, stop policies, order and po
 BestEffortFIFO, the visibility API), and changes after admission — each drives Kueue into a declared
 state, over phases (steps after the first settle), in worlds that share the DRA matrix's Kueue.
 
-Modules, in the order of a run: ``model`` (scenario, step, expectation), ``objects`` (the Kueue
-objects they create), ``actions`` (what a step does), ``run`` (create, step, settle, explain),
+Modules, in the order of a run: ``model`` (scenario, step, expectation), ``builders`` (the Kueue
+queue objects, shared with the queue model's unit tests), ``objects`` (the scenarios' names, pods,
+Jobs and Workloads), ``actions`` (what a step does), ``run`` (create, step, settle, explain),
 ``observe`` (Kueue's record and positions), ``expect`` (did Kueue reach the declared state),
 ``causes`` and ``judge`` (explain against the record), ``report`` (the tables); ``scenarios``
 assembles the worlds from ``scen_flavors``, ``scen_preemption``, ``scen_lifecycle``,

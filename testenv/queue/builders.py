@@ -1,15 +1,22 @@
-"""Kueue queue objects as plain dicts, for the queue model's tests: ClusterQueues with resource
-groups, borrowing/lending limits, preemption policies and flavor fungibility; Cohorts;
-ResourceFlavors with labels, taints and tolerations; LocalQueues; Workloads pending or holding
-quota (``status.admission``, QuotaReserved, Evicted/Preempted conditions).
+"""The Kueue queue objects as plain dicts: the one set of builders that the queue model's unit tests
+and the queue oracle's scenarios (through ``testenv.queue.objects``, which adds the per-scenario
+names) both use.
 
-Quantities are written as Kueue writes them (``"2"``, ``"500m"``, ``"1Gi"``).
+ResourceFlavors with labels, taints and tolerations; ClusterQueue specs (resource groups of flavors
+with quotas and borrowing/lending limits, preemption policies, queueingStrategy, stopPolicy,
+admission checks, flavorFungibility, a cohort); Cohorts; LocalQueues; AdmissionChecks; priority
+classes; pod sets; conditions; and, for the unit tests, Workloads pending or holding quota
+(``status.admission``, QuotaReserved, Evicted/Preempted conditions).
+
+Names are taken as given: a builder never renames. Quantities are written as Kueue writes them
+(``"2"``, ``"500m"``, ``"1Gi"``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+KUEUE = "kueue.x-k8s.io/v1beta2"
 T0 = "2026-01-01T00:00:00Z"
 
 
@@ -17,7 +24,54 @@ def at(minute: int, second: int = 0) -> str:
     return f"2026-01-01T00:{minute:02d}:{second:02d}Z"
 
 
+def cond(ctype: str, status: str = "True", reason: str = "", message: str = "", at_: str = T0) -> dict[str, Any]:
+    return {"type": ctype, "status": status, "reason": reason, "message": message, "lastTransitionTime": at_}
+
+
+def kueue_object(kind: str, name: str, *, namespace: str | None = None, spec: dict[str, Any] | None = None,
+                 status: dict[str, Any] | None = None, **fields: Any) -> dict[str, Any]:
+    """A Kueue object: ``fields`` go after the metadata (a priority class's ``value``), then
+    ``spec`` and ``status`` when given."""
+    meta: dict[str, Any] = {"name": name}
+    if namespace:
+        meta["namespace"] = namespace
+    obj: dict[str, Any] = {"apiVersion": KUEUE, "kind": kind, "metadata": meta, **fields}
+    if spec is not None:
+        obj["spec"] = spec
+    if status is not None:
+        obj["status"] = status
+    return obj
+
+
+# ------------------------------------------------------------------------------------- flavors
+def taint(key: str, value: str = "", effect: str = "NoSchedule") -> dict[str, str]:
+    return {"key": key, "value": value, "effect": effect}
+
+
+def toleration(key: str, value: str | None = None, effect: str = "NoSchedule") -> dict[str, str]:
+    if value is None:
+        return {"key": key, "operator": "Exists", "effect": effect}
+    return {"key": key, "operator": "Equal", "value": value, "effect": effect}
+
+
+def flavor(name: str, labels: dict[str, str] | None = None, taints: list[dict[str, str]] | None = None,
+           tolerations: list[dict[str, str]] | None = None, topology: str | None = None) -> dict[str, Any]:
+    """A ResourceFlavor (no labels, taints, tolerations nor topology: an empty spec)."""
+    spec: dict[str, Any] = {}
+    if labels:
+        spec["nodeLabels"] = labels
+    if taints:
+        spec["nodeTaints"] = taints
+    if tolerations:
+        spec["tolerations"] = tolerations
+    if topology:
+        spec["topologyName"] = topology
+    return kueue_object("ResourceFlavor", name, spec=spec)
+
+
+# ------------------------------------------------------------------------------- resource groups
 def quota(nominal: str, borrowing: str | None = None, lending: str | None = None) -> dict[str, str]:
+    """One resource's quota in a flavor, without its name."""
     out = {"nominalQuota": nominal}
     if borrowing is not None:
         out["borrowingLimit"] = borrowing
@@ -45,39 +99,69 @@ def _name(key: str) -> str:
 
 
 def group(*flavors: dict[str, Any], covered: list[str] | None = None) -> dict[str, Any]:
-    names = covered or list(dict.fromkeys(r["name"] for f in flavors for r in f["resources"]))
+    """A resource group; ``covered`` (default: every resource its flavors name, in order)."""
+    names = list(covered) if covered is not None else list(
+        dict.fromkeys(r["name"] for f in flavors for r in f["resources"]))
     return {"coveredResources": names, "flavors": list(flavors)}
+
+
+# ------------------------------------------------------------------------------------- queues
+def preemption(within: str | None = None, reclaim: str | None = None, borrow: str | None = None,
+               threshold: int | None = None) -> dict[str, Any]:
+    """A ClusterQueue's preemption policies: withinClusterQueue, reclaimWithinCohort and
+    borrowWithinCohort (its policy and maxPriorityThreshold); empty when none is given."""
+    out: dict[str, Any] = {}
+    if within:
+        out["withinClusterQueue"] = within
+    if reclaim:
+        out["reclaimWithinCohort"] = reclaim
+    if borrow:
+        out["borrowWithinCohort"] = {"policy": borrow}
+        if threshold is not None:
+            out["borrowWithinCohort"]["maxPriorityThreshold"] = threshold
+    return out
+
+
+def check_rule(name: str, on_flavors: list[str] | None = None) -> dict[str, Any]:
+    """One entry of ``admissionChecksStrategy.admissionChecks``."""
+    rule: dict[str, Any] = {"name": name}
+    if on_flavors:
+        rule["onFlavors"] = list(on_flavors)
+    return rule
+
+
+def cluster_queue_spec(*groups: dict[str, Any], preemption: dict[str, Any] | None = None,
+                       strategy: str | None = None, stop: str | None = None,
+                       checks: list[dict[str, Any]] | None = None, fungibility: dict[str, str] | None = None,
+                       cohort: str | None = None) -> dict[str, Any]:
+    """A ClusterQueue spec selecting every namespace; ``checks``: ``check_rule`` entries."""
+    spec: dict[str, Any] = {"namespaceSelector": {}, "resourceGroups": list(groups)}
+    if preemption:
+        spec["preemption"] = preemption
+    if strategy:
+        spec["queueingStrategy"] = strategy
+    if stop:
+        spec["stopPolicy"] = stop
+    if checks:
+        spec["admissionChecksStrategy"] = {"admissionChecks": list(checks)}
+    if fungibility:
+        spec["flavorFungibility"] = fungibility
+    if cohort:
+        spec["cohortName"] = cohort
+    return spec
 
 
 def cluster_queue(name: str, *groups: dict[str, Any], cohort: str | None = None, within: str | None = None,
                   reclaim: str | None = None, borrow: str | None = None, threshold: int | None = None,
                   fungibility: dict[str, str] | None = None, strategy: str | None = None,
                   stop: str | None = None, active: bool | None = None) -> dict[str, Any]:
-    spec: dict[str, Any] = {"namespaceSelector": {}, "resourceGroups": list(groups)}
-    if cohort:
-        spec["cohortName"] = cohort
-    preemption: dict[str, Any] = {}
-    if within:
-        preemption["withinClusterQueue"] = within
-    if reclaim:
-        preemption["reclaimWithinCohort"] = reclaim
-    if borrow:
-        preemption["borrowWithinCohort"] = {"policy": borrow}
-        if threshold is not None:
-            preemption["borrowWithinCohort"]["maxPriorityThreshold"] = threshold
-    if preemption:
-        spec["preemption"] = preemption
-    if fungibility:
-        spec["flavorFungibility"] = fungibility
-    if strategy:
-        spec["queueingStrategy"] = strategy
-    if stop:
-        spec["stopPolicy"] = stop
+    """A ClusterQueue as the queue model reads it: with a status (``active``: its Active condition)."""
+    spec = cluster_queue_spec(*groups, preemption=preemption(within, reclaim, borrow, threshold),
+                              strategy=strategy, stop=stop, fungibility=fungibility, cohort=cohort)
     status: dict[str, Any] = {}
     if active is not None:
         status["conditions"] = [{"type": "Active", "status": "True" if active else "False", "reason": "x"}]
-    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": name},
-            "spec": spec, "status": status}
+    return kueue_object("ClusterQueue", name, spec=spec, status=status)
 
 
 def cohort(name: str, parent: str | None = None, *groups: dict[str, Any]) -> dict[str, Any]:
@@ -86,30 +170,43 @@ def cohort(name: str, parent: str | None = None, *groups: dict[str, Any]) -> dic
         spec["parentName"] = parent
     if groups:
         spec["resourceGroups"] = list(groups)
-    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Cohort", "metadata": {"name": name}, "spec": spec}
+    return kueue_object("Cohort", name, spec=spec)
 
 
-def flavor(name: str, labels: dict[str, str] | None = None, taints: list[dict[str, str]] | None = None,
-           tolerations: list[dict[str, str]] | None = None, topology: str | None = None) -> dict[str, Any]:
-    spec: dict[str, Any] = {}
-    if labels:
-        spec["nodeLabels"] = labels
-    if taints:
-        spec["nodeTaints"] = taints
-    if tolerations:
-        spec["tolerations"] = tolerations
-    if topology:
-        spec["topologyName"] = topology
-    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor", "metadata": {"name": name},
-            "spec": spec}
-
-
-def local_queue(name: str, cluster_queue: str, namespace: str = "default", stop: str | None = None) -> dict[str, Any]:
+def local_queue(name: str, cluster_queue: str, namespace: str | None = "default",
+                stop: str | None = None) -> dict[str, Any]:
+    """A LocalQueue (``namespace`` None: left for ``kubectl apply -n`` to set)."""
     spec: dict[str, Any] = {"clusterQueue": cluster_queue}
     if stop:
         spec["stopPolicy"] = stop
-    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue",
-            "metadata": {"name": name, "namespace": namespace}, "spec": spec}
+    return kueue_object("LocalQueue", name, namespace=namespace, spec=spec)
+
+
+def active_check_condition() -> dict[str, Any]:
+    """The Active=True condition an AdmissionCheck's controller sets."""
+    return cond("Active", "True", "Active", "The admission check is active")
+
+
+def admission_check(name: str, controller: str, active: bool = False) -> dict[str, Any]:
+    """An AdmissionCheck of ``controller``; ``active``: with its Active=True condition."""
+    return kueue_object("AdmissionCheck", name, spec={"controllerName": controller},
+                        status={"conditions": [active_check_condition()]} if active else None)
+
+
+# ---------------------------------------------------------------------------------- priorities
+def workload_priority_class(name: str, value: int) -> dict[str, Any]:
+    return kueue_object("WorkloadPriorityClass", name, value=value)
+
+
+def priority_class(name: str, value: int) -> dict[str, Any]:
+    return {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name},
+            "value": value, "globalDefault": False}
+
+
+# ---------------------------------------------------------------------------------- workloads
+def pod_set(spec: dict[str, Any], count: int = 1, name: str = "main") -> dict[str, Any]:
+    """One pod set of a Workload: ``count`` pods of the pod template spec ``spec``."""
+    return {"name": name, "count": count, "template": {"spec": spec}}
 
 
 def workload(name: str, *, namespace: str = "default", queue: str = "lq", priority: int | None = None,
@@ -118,11 +215,12 @@ def workload(name: str, *, namespace: str = "default", queue: str = "lq", priori
              usage: dict[str, str] | None = None, reserved_at: str = T0, conditions: list[dict[str, Any]] = (),
              pod_spec: dict[str, Any] | None = None, annotations: dict[str, str] | None = None,
              active: bool | None = None, labels: dict[str, str] | None = None) -> dict[str, Any]:
-    """A Workload with one pod set ``main``; ``admitted_to``: it holds quota there, with
-    ``flavors`` (resource → flavor) and ``usage`` (resource → total, default: requests × count)."""
+    """A Workload as the queue model reads it, with one pod set ``main``; ``admitted_to``: it holds
+    quota there, with ``flavors`` (resource → flavor) and ``usage`` (resource → total, default:
+    requests × count)."""
     container = {"name": "c", "image": "x", "resources": {"requests": dict(requests or {"cpu": "1"})}}
-    spec_: dict[str, Any] = {"queueName": queue, "podSets": [
-        {"name": "main", "count": count, "template": {"spec": {"containers": [container], **(pod_spec or {})}}}]}
+    spec_: dict[str, Any] = {"queueName": queue,
+                             "podSets": [pod_set({"containers": [container], **(pod_spec or {})}, count)]}
     if priority is not None:
         spec_["priority"] = priority
     if active is not None:
@@ -140,9 +238,4 @@ def workload(name: str, *, namespace: str = "default", queue: str = "lq", priori
             "resourceUsage": dict(usage or requests or {"cpu": "1"})}]}
         status["conditions"] = [{"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved",
                                  "lastTransitionTime": reserved_at}, *status["conditions"]]
-    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload", "metadata": meta, "spec": spec_,
-            "status": status}
-
-
-def cond(ctype: str, status: str = "True", reason: str = "", message: str = "", at_: str = T0) -> dict[str, Any]:
-    return {"type": ctype, "status": status, "reason": reason, "message": message, "lastTransitionTime": at_}
+    return {"apiVersion": KUEUE, "kind": "Workload", "metadata": meta, "spec": spec_, "status": status}

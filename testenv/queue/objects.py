@@ -7,6 +7,11 @@ it had the cluster to itself: ``own("spot")`` is the ResourceFlavor ``<cq>-spot`
 ClusterQueues are free-form: resource groups of flavors with quotas and borrowing/lending limits,
 preemption policies, queueingStrategy, stopPolicy, admission checks (optionally per flavor),
 flavorFungibility, a cohort.
+
+Every Kueue object is built by the shared builders (``testenv.queue.builders``, which the queue
+model's unit tests use too); this module adds only what is the oracle's own: the names (``own``, the
+placeholders), the AdmissionCheck controller nothing runs, and the pods, Jobs and Workloads as the
+oracle submits them.
 """
 
 from __future__ import annotations
@@ -14,10 +19,11 @@ from __future__ import annotations
 from typing import Any
 
 from testenv.builders import PAUSE_IMAGE, QUEUE_LABEL
+from testenv.queue import builders as B
+from testenv.queue.builders import taint as taint, toleration as toleration  # the scenarios use them
 
 CQ = "{cq}"
 NS = "{ns}"
-KUEUE = "kueue.x-k8s.io/v1beta2"
 PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
 #: an AdmissionCheck controller nothing runs: Kueue core never sets Active on it (the scenario does,
 #: through the status subresource, when it plays the controller)
@@ -30,44 +36,20 @@ def own(name: str) -> str:
 
 
 # ------------------------------------------------------------------------------------- flavors
-def taint(key: str, value: str = "", effect: str = "NoSchedule") -> dict:
-    return {"key": key, "value": value, "effect": effect}
-
-
-def toleration(key: str, value: str | None = None, effect: str = "NoSchedule") -> dict:
-    if value is None:
-        return {"key": key, "operator": "Exists", "effect": effect}
-    return {"key": key, "operator": "Equal", "value": value, "effect": effect}
-
-
 def flavor(name: str, labels: dict[str, str] | None = None, taints: list[dict] | None = None,
            tolerations: list[dict] | None = None) -> dict:
-    spec: dict[str, Any] = {}
-    if labels:
-        spec["nodeLabels"] = labels
-    if taints:
-        spec["nodeTaints"] = taints
-    if tolerations:
-        spec["tolerations"] = tolerations
-    return {"apiVersion": KUEUE, "kind": "ResourceFlavor", "metadata": {"name": own(name)}, "spec": spec}
+    return B.flavor(own(name), labels, taints, tolerations)
 
 
 def quota(flavor_name: str, nominal: dict[str, str], borrowing: dict[str, str] | None = None,
           lending: dict[str, str] | None = None) -> dict:
     """One flavor of a resource group: nominal quota per resource, optional limits."""
-    resources = []
-    for r, q in nominal.items():
-        entry = {"name": r, "nominalQuota": q}
-        if borrowing and r in borrowing:
-            entry["borrowingLimit"] = borrowing[r]
-        if lending and r in lending:
-            entry["lendingLimit"] = lending[r]
-        resources.append(entry)
-    return {"name": own(flavor_name), "resources": resources}
+    return B.flavor_quotas(own(flavor_name), res={
+        r: B.quota(q, (borrowing or {}).get(r), (lending or {}).get(r)) for r, q in nominal.items()})
 
 
 def group(covered: list[str], *flavors: dict) -> dict:
-    return {"coveredResources": list(covered), "flavors": list(flavors)}
+    return B.group(*flavors, covered=covered)
 
 
 # ------------------------------------------------------------------------------------- queues
@@ -75,74 +57,45 @@ def queue_spec(*groups: dict, preemption: dict | None = None, strategy: str | No
                stop: str | None = None, checks: list[str | tuple[str, list[str]]] | None = None,
                fungibility: dict | None = None, cohort: str | None = None) -> dict:
     """A ClusterQueue spec; ``checks``: own check names, or (check, [flavors]) for onFlavors."""
-    spec: dict[str, Any] = {"namespaceSelector": {}, "resourceGroups": list(groups)}
-    if preemption:
-        spec["preemption"] = preemption
-    if strategy:
-        spec["queueingStrategy"] = strategy
-    if stop:
-        spec["stopPolicy"] = stop
-    if checks:
-        rules = []
-        for c in checks:
-            name, on = (c, None) if isinstance(c, str) else c
-            rule: dict[str, Any] = {"name": own(name)}
-            if on:
-                rule["onFlavors"] = [own(f) for f in on]
-            rules.append(rule)
-        spec["admissionChecksStrategy"] = {"admissionChecks": rules}
-    if fungibility:
-        spec["flavorFungibility"] = fungibility
-    if cohort:
-        spec["cohortName"] = own(cohort)
-    return spec
+    rules = []
+    for c in checks or []:
+        name, on = (c, None) if isinstance(c, str) else c
+        rules.append(B.check_rule(own(name), [own(f) for f in on] if on else None))
+    return B.cluster_queue_spec(*groups, preemption=preemption, strategy=strategy, stop=stop, checks=rules,
+                                fungibility=fungibility, cohort=own(cohort) if cohort else None)
 
 
 def cluster_queue(suffix: str, spec: dict) -> dict:
     """Another ClusterQueue of the scenario (``<cq>-<suffix>``), e.g. a second member of its cohort."""
-    return {"apiVersion": KUEUE, "kind": "ClusterQueue", "metadata": {"name": own(suffix)}, "spec": spec}
+    return B.kueue_object("ClusterQueue", own(suffix), spec=spec)
 
 
 def cohort(suffix: str, parent: str | None = None, groups: list[dict] | None = None) -> dict:
-    spec: dict[str, Any] = {}
-    if parent:
-        spec["parentName"] = own(parent)
-    if groups:
-        spec["resourceGroups"] = groups
-    return {"apiVersion": KUEUE, "kind": "Cohort", "metadata": {"name": own(suffix)}, "spec": spec}
+    return B.cohort(own(suffix), own(parent) if parent else None, *(groups or []))
 
 
 def local_queue(name: str, cluster_queue_suffix: str | None = None, stop: str | None = None) -> dict:
     """A LocalQueue of the scenario's namespace, to its ClusterQueue or to ``<cq>-<suffix>``."""
-    spec: dict[str, Any] = {"clusterQueue": own(cluster_queue_suffix) if cluster_queue_suffix else CQ}
-    if stop:
-        spec["stopPolicy"] = stop
-    return {"apiVersion": KUEUE, "kind": "LocalQueue", "metadata": {"name": name, "namespace": NS}, "spec": spec}
+    return B.local_queue(name, own(cluster_queue_suffix) if cluster_queue_suffix else CQ, NS, stop)
 
 
 def admission_check(name: str, active: bool = False) -> dict:
     """An AdmissionCheck for a controller nothing runs. ``active``: the scenario plays its controller
     and sets ``Active=True`` through the status subresource once it exists."""
-    obj = {"apiVersion": KUEUE, "kind": "AdmissionCheck", "metadata": {"name": own(name)},
-           "spec": {"controllerName": NOBODY}}
-    if active:
-        obj["status"] = {"conditions": [active_condition()]}
-    return obj
+    return B.admission_check(own(name), NOBODY, active)
 
 
 def active_condition() -> dict:
-    return {"type": "Active", "status": "True", "reason": "Active", "message": "The admission check is active",
-            "lastTransitionTime": "2026-01-01T00:00:00Z"}
+    return B.active_check_condition()
 
 
 # ---------------------------------------------------------------------------------- priorities
 def workload_priority_class(name: str, value: int) -> dict:
-    return {"apiVersion": KUEUE, "kind": "WorkloadPriorityClass", "metadata": {"name": own(name)}, "value": value}
+    return B.workload_priority_class(own(name), value)
 
 
 def priority_class(name: str, value: int) -> dict:
-    return {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": own(name)},
-            "value": value, "globalDefault": False}
+    return B.priority_class(own(name), value)
 
 
 # ---------------------------------------------------------------------------------- workloads
@@ -191,12 +144,11 @@ def bare_workload(name: str, spec: dict | None = None, *, lq: str = "lq", priori
                   active: bool = True) -> dict:
     """A Workload created directly (no Job): Kueue evicts it but nothing stops a job for it, so an
     evicted one keeps its quota; ``priority``: (WorkloadPriorityClass, its value)."""
-    wspec: dict[str, Any] = {"queueName": lq, "podSets": [{"name": "main", "count": 1,
-                                                           "template": {"spec": spec or pod()}}]}
+    wspec: dict[str, Any] = {"queueName": lq, "podSets": [B.pod_set(spec or pod())]}
     if priority:
         wspec["priorityClassRef"] = {"group": "kueue.x-k8s.io", "kind": "WorkloadPriorityClass",
                                      "name": own(priority[0])}
         wspec["priority"] = priority[1]
     if not active:
         wspec["active"] = False
-    return {"apiVersion": KUEUE, "kind": "Workload", "metadata": {"name": name, "namespace": NS}, "spec": wspec}
+    return B.kueue_object("Workload", name, namespace=NS, spec=wspec)

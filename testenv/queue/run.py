@@ -28,7 +28,7 @@ from testenv.harness import Cluster
 from testenv.kueue_harness import KueueRunner, KueueSetup
 from testenv.oracle import explain_json
 from testenv.oracle_scenarios import World
-from testenv.queue import objects
+from testenv.queue import builders as queue_builders, objects
 from testenv.queue.actions import Context, Restart, resolve
 from testenv.queue.expect import problems, summary
 from testenv.queue.judge import QueueRow, judge
@@ -107,8 +107,7 @@ class QueueWorldRun:
         setup, checks = [], []
         for p in self.placed:
             s = p.scenario
-            setup.append({"apiVersion": objects.KUEUE, "kind": "ClusterQueue", "metadata": {"name": p.cq},
-                          "spec": resolve(s.cq, p.cq, p.ns)})
+            setup.append(queue_builders.kueue_object("ClusterQueue", p.cq, spec=resolve(s.cq, p.cq, p.ns)))
             if s.default_local_queue:
                 setup.append(resolve(objects.local_queue("lq"), p.cq, p.ns))
             for o in resolve(s.setup, p.cq, p.ns):

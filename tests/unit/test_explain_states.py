@@ -274,7 +274,12 @@ def test_check_in_retry_and_rejected(tmp_path):
     _with_check(objs, "Retry", "try later")
     doc = explain(tmp_path, objs, ADMITTED_WL)
     assert (doc["state"], doc["reason"]) == ("WaitingForChecks", "AdmissionCheckRetry")
-    assert one(doc, "AdmissionCheckRetry")["kueueMessage"] == 'AdmissionCheck in Retry state: "capacity" (try later)'
+    assert one(doc, "AdmissionCheckRetry")["kueueMessage"] is None  # Kueue has not evicted it for that yet
+    evicted = 'Evicted due to AdmissionCheck in Retry state: "capacity" (try later)'
+    find(objs, "Workload", ADMITTED_WL)["status"]["conditions"].append(
+        cond("Evicted", "True", "AdmissionCheck", evicted))
+    doc = explain(tmp_path, objs, ADMITTED_WL)  # Kueue evicts it for the retry: its words are on Evicted
+    assert doc["state"] == "Evicted" and one(doc, "Evicting")["kueueMessage"] == evicted
     objs = world()
     _with_check(objs, "Rejected", "no capacity ever")
     doc = explain(tmp_path, objs, ADMITTED_WL)

@@ -1,10 +1,12 @@
 """Validation of deviceClassMappings: the operator CRD's rules and Kueue's startup rules."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kubectl_kueue_dra.k8s.names import capacity_name_error, dns_label_error, dns_subdomain_error, qualified_name_error
 from kubectl_kueue_dra.kueue.config.mapping_rules import Rules, new_violations, validate
-from kubectl_kueue_dra.kueue.config.mappings import OPERATOR, UPSTREAM, Source, mapping_entry
+from kubectl_kueue_dra.kueue.config.mappings import OPERATOR, UPSTREAM, Source, mapping_entry, parse_mappings
 
 SEL = "device.driver == 'gpu.example.com'"
 OP = Rules(dialect=OPERATOR, kueue_minor=19, counter_gate=True)
@@ -162,3 +164,34 @@ def test_new_violations_split():
     added, existing = new_violations(before, after)
     assert [v.rule.name for v in added] == ["ReservedName"]
     assert [v.rule.name for v in existing] == ["DeviceClassInTwoMappings"]
+
+
+# ---- any value anywhere: the rules report it, nothing crashes ---------------------------------
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+                     max_leaves=6)
+_PATHS = [("name",), ("deviceClassNames",), ("deviceClassNames", 0), ("sources",), ("sources", 0),
+          ("sources", 0, "counter"), ("sources", 0, "counter", "name"), ("sources", 0, "counter", "driver"),
+          ("sources", 0, "counter", "deviceSelector"), ("sources", 0, "counter", "deviceSelector", "cel"),
+          ("sources", 0, "counter", "deviceSelector", "cel", "expression")]
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(path=st.sampled_from(_PATHS), value=_JSON, dialect=st.sampled_from([UPSTREAM, OPERATOR]))
+def test_a_malformed_mapping_is_reported_never_a_crash(path, value, dialect):
+    entry = {"name": "gpu.memory", "deviceClassNames": ["mig.example.com"], "sources": [{"counter": {
+        "name": "memory", "driver": "gpu.example.com", "deviceSelector": {"cel": {"expression": "true"}}}}]}
+    where = entry
+    for key in path[:-1]:
+        where = where[key]
+    where[path[-1]] = value
+    parse_mappings([entry])
+    found = validate([entry], Rules(dialect=dialect, kueue_minor=19, counter_gate=True, capacity_gate=True))
+    source = (entry.get("sources") or [None])[0] if isinstance(entry.get("sources"), list) else None
+    body = source.get("counter") if isinstance(source, dict) else None
+    selector = body.get("deviceSelector") if isinstance(body, dict) else None
+    cel = selector.get("cel") if isinstance(selector, dict) else None
+    expression = cel.get("expression") if isinstance(cel, dict) else None
+    if isinstance(body, dict) and not (isinstance(expression, str) and expression):
+        assert found  # a counter source without a CEL expression is always reported

@@ -161,6 +161,7 @@ def queue_part(facts: ExplainFacts, result: ChargeResult, holds_quota: bool, adm
         else:
             queue_doc["verdict"] = verdict_doc(model, binary)
             findings.extend(model_findings(model, binary, said))
+            findings.extend(_older_message(queue_doc["verdict"], said))
         unknown = sorted({name for ps in result.podsets for name in ps.unknown})
         if unknown and queue_doc["verdict"] is None:  # what is known fits; with the rest, it may not
             findings.append(F.QuotaVerdictUnknown.make(
@@ -190,6 +191,25 @@ def _local_queue_fix(facts: ExplainFacts, name: str) -> str:
 
 _BLOCKERS = {c.name for c in (F.LocalQueueMissing, F.LocalQueueStopped, F.ClusterQueueMissing,
                                F.ClusterQueueStopped, F.ClusterQueueInactive)}
+
+
+#: how Kueue's flavor assigner starts every message it writes on a workload it gives no flavor
+_FLAVOR_MESSAGE = "couldn't assign flavors"
+
+
+def _older_message(verdict: dict[str, Any] | None, said: str | None) -> list[dict[str, Any]]:
+    """Kueue's recorded flavor message beside the one the queues give now: ``matchesKueue`` on the
+    verdict, and when they differ, a finding that Kueue's is older (it rewrites it only when it
+    evaluates the workload again)."""
+    if verdict is None or not said or not said.startswith(_FLAVOR_MESSAGE):
+        return []
+    predicted = verdict.get("message")
+    verdict["matchesKueue"] = None if predicted is None else predicted == said
+    if verdict["matchesKueue"] is not False:
+        return []
+    return [F.StaleKueueMessage.make(f"Kueue's message \"{said}\" is older than the queues: now it would say "
+                                     f"\"{predicted}\"; Kueue rewrites it when it next evaluates the workload",
+                                     extra={"kueueMessage": said})]
 
 
 def _stale(said: str | None, found: list[dict[str, Any]]) -> list[dict[str, Any]]:

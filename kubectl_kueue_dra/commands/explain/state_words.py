@@ -153,6 +153,13 @@ def _claim(c: Check) -> str:
     return f"no controller marks it Active{why}: is {c.controller or 'its controller'} running? Nothing will move it"
 
 
+def _written(facts: ExplainFacts, text: str) -> str | None:
+    """The condition message in which Kueue wrote ``text`` (e.g. ``Evicted due to <text>``); None
+    when it wrote it nowhere on the workload: its words are quoted only once they are its."""
+    conditions = ((facts.workload or {}).get("status") or {}).get("conditions") or []
+    return next((str(c["message"]) for c in conditions if text in str(c.get("message") or "")), None)
+
+
 def check_findings(facts: ExplainFacts, checks: list[Check], *, holds_quota: bool) -> list[dict[str, Any]]:
     """One finding per check that keeps the workload from admission."""
     ns, name = facts.subject.namespace, str(((facts.workload or {}).get("metadata") or {}).get("name") or "")
@@ -179,12 +186,12 @@ def check_findings(facts: ExplainFacts, checks: list[Check], *, holds_quota: boo
                 f"admission check {c.name} asks for a retry{said}: Kueue evicts the workload, resets its checks to "
                 f"Pending and queues it again after the check's backoff; {_claim(c)}",
                 controller=c.controller or "the controller", name=name, namespace=ns,
-                extra={"check": c.name, "kueueMessage": retry_or_rejected_message(checks, RETRY)}))
+                extra={"check": c.name, "kueueMessage": _written(facts, retry_or_rejected_message(checks, RETRY))}))
         elif c.state == REJECTED:
             out.append(F.AdmissionCheckRejected.make(
                 f"admission check {c.name} rejected the workload{said}: Kueue deactivates it (spec.active: false)",
                 controller=c.controller or "the controller", command=reactivate(ns, name),
-                extra={"check": c.name, "kueueMessage": retry_or_rejected_message(checks, REJECTED)}))
+                extra={"check": c.name, "kueueMessage": _written(facts, retry_or_rejected_message(checks, REJECTED))}))
     if not holds_quota and any(c.state in (RETRY, REJECTED) for c in checks):
         for f in out:
             f["message"] += " (Kueue's scheduler does not admit it meanwhile: \"The workload has failed admission " \

@@ -207,7 +207,23 @@ def state_word(part: StatePart | None, findings: list[dict[str, Any]], what_if: 
         return life.state, _CHECK_WORDS.get(worst or "", life.reason)
     if life.state != lc.PENDING or life.reason:
         return life.state, life.reason
-    return life.state, _first_reason(findings) or (F.NotEvaluatedYet.name if not life.evaluated else None)
+    return life.state, _pending_reason(findings, life.evaluated)
+
+
+def _pending_reason(findings: list[dict[str, Any]], evaluated: bool) -> str | None:
+    """Why a pending workload waits. What Kueue did comes before what the model predicts: victims it
+    preempted for it are on their way out; a workload it never evaluated (no QuotaReserved) waits
+    behind a StrictFIFO head, or for its turn — the quota the model finds short is then a prediction
+    among the findings, not the reason."""
+    codes = {f["code"] for f in findings}
+    if any(f["code"] == F.Preempting.name and not f.get("predicted") for f in findings):
+        return F.Preempting.name
+    if not evaluated:
+        if F.BlockedByHead.name in codes:
+            return F.BlockedByHead.name
+        return _first_reason([f for f in findings if f.get("severity") == "error" and not f.get("predicted")]) \
+            or F.NotEvaluatedYet.name
+    return _first_reason(findings)
 
 
 _RANK = {"error": 0, "warning": 1}

@@ -225,8 +225,8 @@ def _check_source(c: _Checker, where: str, raw: Any) -> tuple[str | None, str | 
             c.add(F.InvalidDriver, where, f"driver {driver!r} {problem}")
 
     selector = body.get("deviceSelector")
-    expression = ((selector or {}).get("cel") or {}).get("expression") \
-        if isinstance(selector, dict) else None
+    cel = selector.get("cel") if isinstance(selector, dict) else None
+    expression = cel.get("expression") if isinstance(cel, dict) else None
     if rules.operator and isinstance(selector, dict) and selector.get("type") != "CEL":
         c.add(F.InvalidSelector, where, "deviceSelector.type must be CEL (cel is required when "
               "type is CEL, and forbidden otherwise)")

@@ -46,19 +46,28 @@ def _parse_source(raw: Any) -> Source | None:
     for kind in ("counter", "capacity"):
         body = raw.get(kind)
         if isinstance(body, dict):
-            selector = ((body.get("deviceSelector") or {}).get("cel") or {}).get("expression")
-            return Source(kind, str(body.get("name") or ""), str(body.get("driver") or ""), selector)
+            selector = body.get("deviceSelector")
+            cel = selector.get("cel") if isinstance(selector, dict) else None
+            expression = cel.get("expression") if isinstance(cel, dict) else None
+            return Source(kind, str(body.get("name") or ""), str(body.get("driver") or ""),
+                          expression if isinstance(expression, str) else None)
     return None
+
+
+def _items(value: Any) -> list[Any]:
+    """A list field as written; anything else (a number, a map, a string) lists nothing here: the
+    rules (``mapping_rules``) say what is wrong with it."""
+    return value if isinstance(value, list) else []
 
 
 def parse_mappings(raw: Any) -> list[Mapping]:
     """Parse a ``deviceClassMappings`` list; entries that are not mappings are skipped."""
     mappings = []
-    for entry in raw or []:
+    for entry in _items(raw):
         if not isinstance(entry, dict) or not entry.get("name"):
             continue
-        sources = tuple(s for s in map(_parse_source, entry.get("sources") or []) if s is not None)
-        classes = tuple(str(c) for c in entry.get("deviceClassNames") or [])
+        sources = tuple(s for s in map(_parse_source, _items(entry.get("sources"))) if s is not None)
+        classes = tuple(str(c) for c in _items(entry.get("deviceClassNames")))
         mappings.append(Mapping(str(entry["name"]), classes, sources))
     return mappings
 
