@@ -52,12 +52,6 @@ MappingWins = Code(
     "MappingWins", "info",
     means="The DeviceClass is also in a mapping: Kueue charges pods requesting its extended resource under "
           "the mapping's name.")
-ExtendedResourceFieldDropped = Code(
-    "ExtendedResourceFieldDropped", "error",
-    means="The API server accepted the update of a DeviceClass but dropped spec.extendedResourceName: its "
-          "DRAExtendedResource feature gate is off.",
-    fix="enable the DRAExtendedResource feature gate of kube-apiserver and kube-scheduler (OpenShift: FeatureGate "
-        "cluster with featureSet CustomNoUpgrade and DRAExtendedResource in spec.customNoUpgrade.enabled)")
 GatedFieldDropped = Code(
     "GatedFieldDropped", ("warning", "error"),
     means="A DeviceClass or ResourceSlice was written with a field of a feature gate that was off, so the API "

@@ -645,4 +645,8 @@ def test_set_extended_resource_warns_when_the_gate_is_off(cluster_gates_off):
                       "-o", "json")
     assert proc.returncode == 1
     doc = json.loads(proc.stdout)
-    assert doc["dropped"] and doc["findings"][0]["code"] == "ExtendedResourceFieldDropped"
+    assert doc["dropped"] and doc["findings"][0]["code"] == "GatedFieldDropped"
+    assert doc["findings"][0]["severity"] == "error"
+    assert doc["findings"][0]["message"].startswith(f"DeviceClass {name} was written with spec.extendedResourceName "
+                                                    "(example.com/gpu, by this update), which the API server dropped")
+    assert "--feature-gates=DRAExtendedResource=true" in doc["findings"][0]["fix"]
