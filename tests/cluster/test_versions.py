@@ -178,6 +178,12 @@ def test_explain_says_an_extended_resource_whose_class_lost_its_name(server):
         server.delete(device_class(name), check=False)
 
 
+def template_of(name: str) -> dict:
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate", "metadata": {"name": name},
+            "spec": {"spec": {"devices": {"requests": [{"name": "dev", "exactly": {
+                "deviceClassName": "mig.example.com"}}]}}}}
+
+
 def _counter_slices(prefix: str) -> list[dict]:
     counters = resource_slice(f"{prefix}-counters", "gpu.example.com", prefix, slice_count=2,
                               counter_sets={"gpu-0": {"memory": "40Gi"}})
@@ -222,6 +228,31 @@ def test_classes_say_dropped_counters_and_map_set_refuses_a_counter_source(serve
                                  "--dry-run=server", "--allow-gate-off")
             # the server dropped the counters: the counter is published nowhere, which stays a refusal
             assert "[GateOffForPath]" not in allowed.stderr and "[CounterNotPublished]" in allowed.stderr
+        # explain of a workload charged by that counter says where its counters went
+        server.apply({"apiVersion": "v1", "kind": "ConfigMap",
+                      "metadata": {"name": "kueue-manager-config", "namespace": ns},
+                      "data": {"controller_manager_config.yaml": (
+                          "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nresources:\n"
+                          "  deviceClassMappings:\n  - name: gpu.memory\n    deviceClassNames: [mig.example.com]\n"
+                          "    sources:\n    - counter:\n        name: memory\n        driver: gpu.example.com\n"
+                          f"        deviceSelector:\n          cel:\n            expression: \"{SEL}\"\n")}})
+        manifest = [template_of("mig-1"), {
+            "apiVersion": "batch/v1", "kind": "Job",
+            "metadata": {"name": "migjob", "namespace": ns, "labels": {"kueue.x-k8s.io/queue-name": "lq"}},
+            "spec": {"suspend": True, "template": {"spec": {
+                "restartPolicy": "Never", "resourceClaims": [{"name": "m", "resourceClaimTemplateName": "mig-1"}],
+                "containers": [{"name": "c", "image": "busybox", "resources": {"claims": [{"name": "m"}]}}]}}}}]
+        manifest[0]["metadata"]["namespace"] = ns
+        proc = run_plugin(server, "explain", "-f", "-", "-o", "json", "--kueue-namespace", ns,
+                          input=json.dumps({"apiVersion": "v1", "kind": "List", "items": manifest}))
+        assert proc.returncode == 0, proc.stderr
+        said = [f for f in _dropped(json.loads(proc.stdout)["findings"]) if prefix in f["message"]]
+        if on:
+            assert not said
+        else:
+            [f] = said
+            assert f["message"].startswith("the counters gpu.memory charges are not where the driver wrote them: "
+                                           f"ResourceSlice {prefix}-")
     finally:
         server.delete(slices, check=False)
         server.delete(device_class("mig.example.com"), check=False)

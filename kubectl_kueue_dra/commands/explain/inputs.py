@@ -13,7 +13,7 @@ from ...findings import codes as F
 from ...kueue.charge import ChargeInputs
 from ...kueue.workloads.adjust import AdjustInputs
 from ...kueue.workloads.podsets import is_extended_resource_name
-from ..dropped import Dropped, dropped_evidence, dropped_fields, finding, of_kind
+from ..dropped import Dropped, dropped_evidence, dropped_fields, finding, of_kind, together
 from ..probes import gate_states_now
 from .context import kueue_mappings
 from .facts import ExplainFacts
@@ -89,10 +89,48 @@ def _extended_requests(subject: Subject) -> set[str]:
             for name in ((c.get("resources") or {}).get("requests") or {}) if is_extended_resource_name(name)}
 
 
+def _requested_classes(facts: ExplainFacts, inputs: ChargeInputs) -> set[str]:
+    """The DeviceClasses the pod sets' claim templates request."""
+    out = set()
+    for ps in facts.subject.podsets:
+        for claim in ps.spec.get("resourceClaims") or []:
+            template = inputs.claim_templates.get(str((claim or {}).get("resourceClaimTemplateName")))
+            requests = ((((template or {}).get("spec") or {}).get("spec") or {}).get("devices") or {}).get("requests")
+            for r in requests or []:
+                for sub in [r.get("exactly") or {}, *(r.get("firstAvailable") or [])]:
+                    if isinstance(sub, dict) and sub.get("deviceClassName"):
+                        out.add(str(sub["deviceClassName"]))
+    return out
+
+
+def _dropped_counters(facts: ExplainFacts, inputs: ChargeInputs) -> list[dict[str, Any]]:
+    """The slices of the drivers whose counters this workload is charged by, where the API server
+    dropped the counter sets the driver wrote: Kueue finds no consumesCounters there."""
+    sources = {(name, s.driver) for c in _requested_classes(facts, inputs) for name, s in inputs.counter_configs(c)}
+    slices = facts.slices.for_drivers({driver for _, driver in sources}) if sources else None
+    lost = [d for d in dropped_fields(of_kind(slices, "ResourceSlice")) if d.gate == g.DRA_PARTITIONABLE]
+    if not lost:
+        return []
+    now = gate_states_now(facts.view, [g.DRA_PARTITIONABLE], dropped=dropped_evidence(lost))[g.DRA_PARTITIONABLE]
+    out = []
+    for d in together(lost):
+        f = finding(d, now=now, openshift=facts.cli == "oc")
+        charged = ", ".join(sorted(name for name, _ in sources))
+        f["message"] = f"the counters {charged} charges are not where the driver wrote them: {f['message']}"
+        out.append(f)
+    return out
+
+
 def dropped_findings(facts: ExplainFacts, inputs: ChargeInputs) -> list[dict[str, Any]]:
-    """An extended resource the pods request that no DeviceClass backs, where a DeviceClass was
-    written with an extendedResourceName the API server dropped (``commands/dropped``): Kueue then
-    charges the name as a plain resource, and the scheduler looks for a device plugin."""
+    """What the API server dropped of the objects this charge reads (``commands/dropped``): the
+    counter sets of the drivers it charges by counters; and an extended resource the pods request
+    that no DeviceClass backs, where a DeviceClass was written with an extendedResourceName the
+    server dropped — Kueue then charges the name as a plain resource, and the scheduler looks for
+    a device plugin."""
+    return _dropped_counters(facts, inputs) + _dropped_extended(facts, inputs)
+
+
+def _dropped_extended(facts: ExplainFacts, inputs: ChargeInputs) -> list[dict[str, Any]]:
     unbacked = sorted(_extended_requests(facts.subject) - inputs.extended_resource_names())
     if not unbacked:
         return []
