@@ -52,12 +52,15 @@ MappingWins = Code(
     "MappingWins", "info",
     means="The DeviceClass is also in a mapping: Kueue charges pods requesting its extended resource under "
           "the mapping's name.")
-ExtendedResourceFieldDropped = Code(
-    "ExtendedResourceFieldDropped", "error",
-    means="The API server accepted the update of a DeviceClass but dropped spec.extendedResourceName: its "
-          "DRAExtendedResource feature gate is off.",
-    fix="enable the DRAExtendedResource feature gate of kube-apiserver and kube-scheduler (OpenShift: FeatureGate "
-        "cluster with featureSet CustomNoUpgrade and DRAExtendedResource in spec.customNoUpgrade.enabled)")
+GatedFieldDropped = Code(
+    "GatedFieldDropped", ("warning", "error"),
+    means="A DeviceClass or ResourceSlice was written with a field of a feature gate that was off, so the API "
+          "server accepted the write and stored the object without the field, which the scheduler and Kueue "
+          "then never see.",
+    fix="turn {gate} on (kube-apiserver, kube-controller-manager, kube-scheduler and every kubelet: "
+        "--feature-gates={gate}=true), then write {object} again: the server kept nothing of the field",
+    variants={"openshift": "turn {gate} on ({how}), then write {object} again: the server kept nothing of the "
+                           "field"})
 InconsistentCounterSets = Code(
     "InconsistentCounterSets", "warning",
     means="A driver publishes devices whose counter consumption does not fit their pool's counter sets.",

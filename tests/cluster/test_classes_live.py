@@ -9,6 +9,9 @@ import pytest
 from testenv import setups
 from testenv.harness import run_plugin
 
+# every version: KUEUE_DRA_KUBE_VERSION selects the kube-apiserver (scripts/test runs them all)
+pytestmark = pytest.mark.versions
+
 
 def classes_json(cluster, *args, context="admin"):
     proc = run_plugin(cluster, "classes", "-o", "json", *args, context=context)
@@ -67,10 +70,10 @@ def test_devices_live_equals_snapshot(cluster_gates_on, loaded):
     assert {d["deviceClass"]: d["matchingDevices"] for d in live["devices"]} == report
     if setup == "mig-partitionable":
         [mig] = classes_json(cluster_gates_on, "--devices", "mig.nvidia.com")["devices"]
-        per_memory: dict[str, int] = {}
-        for s in mig["shapes"]:  # 3g.20gb and 4g.20gb are two shapes of the same memory
-            per_memory[s["consumesCounters"]["memory"]] = per_memory.get(s["consumesCounters"]["memory"], 0) + s["devices"]
-        assert per_memory == {"4864Mi": 112, "9856Mi": 48, "19968Mi": 48, "40192Mi": 16}
+        # one shape per MIG profile: 3g.20gb and 4g.20gb consume the same memory
+        assert {(s["profile"], s["consumesCounters"]["memory"]): s["devices"] for s in mig["shapes"]} == {
+            ("1g.5gb", "4864Mi"): 112, ("2g.10gb", "9856Mi"): 48, ("3g.20gb", "19968Mi"): 32,
+            ("4g.20gb", "19968Mi"): 16, ("7g.40gb", "40192Mi"): 16}
         assert all(s["counterSelectors"] == {"gpu.memory/memory": True} for s in mig["shapes"])
     proc = run_plugin(cluster_gates_on, "classes", "--devices", "absent.example.com")
     assert proc.returncode == 1 and proc.stderr.startswith('error: DeviceClass "absent.example.com" not found')

@@ -4,6 +4,7 @@ the queues that cover that resource, the devices that match, and what is wrong.
 Pure: takes the objects, returns the JSON document of the output contract.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +17,7 @@ from ...kueue.install.command import map_restart
 from ...kueue.queues.cluster_queue import queues_covering
 from ...kueue.queues.proposals import cover_fix, quota_resource_for
 from ...kueue.queues.supply import resource_supply
+from ..dropped import Dropped
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -36,11 +38,12 @@ def describe_class(dc: dict[str, Any], *, device_classes: list[dict[str, Any]],
                    mappings: list[Mapping] | None, cluster_queues: list[dict[str, Any]] | None,
                    pools: list[Pool] | None, evaluator: SelectorEvaluator,
                    winners: dict[str, str], index: ShapeIndex | None = None,
-                   fixes: Fixes | None = None) -> dict[str, Any]:
+                   fixes: Fixes | None = None,
+                   dropped: Sequence[tuple[Dropped, dict[str, Any]]] = ()) -> dict[str, Any]:
     name = dc["metadata"]["name"]
     ern: str | None = (dc.get("spec") or {}).get("extendedResourceName")
     selectors = class_selectors(dc)
-    findings: list[dict[str, Any]] = []
+    findings: list[dict[str, Any]] = [f for _, f in dropped]  # written, not stored: said first
     fixes = fixes or Fixes(charged=None)
 
     mapping = lookup(mappings, name) if mappings is not None else None
@@ -64,8 +67,10 @@ def describe_class(dc: dict[str, Any], *, device_classes: list[dict[str, Any]],
 
     if mappings is not None and quota_resource is None:
         choice = quota_resource_for(name, cluster_queues=cluster_queues, charged=fixes.charged)
+        lost = " (the one it was written with was dropped by the API server)" if any(
+            d.written.field == "spec.extendedResourceName" for d, _ in dropped) else ""
         findings.append(F.NoQuotaResource.make(
-            f"{name} is not in deviceClassMappings and has no usable extendedResourceName: Kueue "
+            f"{name} is not in deviceClassMappings and has no usable extendedResourceName{lost}: Kueue "
             f"rejects ResourceClaimTemplates that request it (\"DeviceClass {name} is not mapped in "
             f"DRA configuration\")", device_class=name, quota_resource=choice.value, why=choice.why,
             restart=fixes.restart))
@@ -133,13 +138,17 @@ def describe_class(dc: dict[str, Any], *, device_classes: list[dict[str, Any]],
         "matchingPools": matching_pools,
         "coveredBy": covered_by,
         "selectors": selectors,
+        "droppedFields": [d.to_json() for d, _ in dropped],
         "findings": findings,
     }
 
 
 def classes_report(device_classes: list[dict[str, Any]], *, mappings: list[Mapping] | None,
                    cluster_queues: list[dict[str, Any]] | None, pools: list[Pool] | None,
-                   evaluator: SelectorEvaluator | None = None, config_kind: str | None = None) -> list[dict[str, Any]]:
+                   evaluator: SelectorEvaluator | None = None, config_kind: str | None = None,
+                   dropped: Sequence[tuple[Dropped, dict[str, Any]]] = ()) -> list[dict[str, Any]]:
+    """Each DeviceClass described; ``dropped``: the gated fields the API server dropped (``commands/
+    dropped``), each with its finding — a class's own are said with it."""
     evaluator = evaluator or SelectorEvaluator()
     winners = extended_resource_winners(device_classes)
     fixes = Fixes(charged=None if mappings is None else {m.name for m in mappings} | set(winners),
@@ -148,7 +157,9 @@ def classes_report(device_classes: list[dict[str, Any]], *, mappings: list[Mappi
     index = _shape_index(ordered, pools, evaluator) if pools is not None else None
     return [describe_class(dc, device_classes=device_classes, mappings=mappings,
                            cluster_queues=cluster_queues, pools=pools, evaluator=evaluator,
-                           winners=winners, index=index, fixes=fixes) for dc in ordered]
+                           winners=winners, index=index, fixes=fixes,
+                           dropped=[(d, f) for d, f in dropped if d.kind == "DeviceClass"
+                                    and d.name == dc["metadata"]["name"]]) for dc in ordered]
 
 
 def _shape_index(device_classes: list[dict[str, Any]], pools: list[Pool],

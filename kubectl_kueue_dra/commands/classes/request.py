@@ -54,7 +54,8 @@ def classes_document(view: ClusterView, req: ClassesRequest) -> dict[str, Any]:
                              facts.mappings, facts.device_classes)},
                          restart=map_restart(facts.config.kind)) if unmapped else ""
     report = classes_report(facts.device_classes, mappings=facts.mappings, cluster_queues=facts.cluster_queues,
-                            pools=facts.pools, evaluator=SelectorEvaluator(), config_kind=facts.config.kind)
+                            pools=facts.pools, evaluator=SelectorEvaluator(), config_kind=facts.config.kind,
+                            dropped=facts.dropped)
     return with_rights(document_for_cli({
         "source": facts.source,
         "kueueConfig": facts.config.target() if facts.config.found else None,
@@ -62,8 +63,14 @@ def classes_document(view: ClusterView, req: ClassesRequest) -> dict[str, Any]:
         "partial": is_partial(view),
         "deviceClasses": report if facts.selected is None else [c for c in report if c["name"] in facts.selected],
         "uncharged": facts.uncharged.doc(),
-        "findings": unreadable_findings(view) + facts.findings + uncharged_findings(facts.uncharged, mapper),
+        "findings": unreadable_findings(view) + facts.findings + _slices_dropped(facts)
+        + uncharged_findings(facts.uncharged, mapper),
     }, facts.cli), view, facts.config)
+
+
+def _slices_dropped(facts: ClassesFacts) -> list[dict[str, Any]]:
+    """What the API server dropped from ResourceSlices (a class's own are said with the class)."""
+    return [f for d, f in facts.dropped if d.kind == "ResourceSlice"]
 
 
 def _devices_document(view: ClusterView, wanted: str, facts: ClassesFacts) -> dict[str, Any]:
@@ -90,5 +97,5 @@ def _devices_document(view: ClusterView, wanted: str, facts: ClassesFacts) -> di
         "kueueInstallation": facts.installation.to_json(),
         "partial": is_partial(view),
         "devices": listed,
-        "findings": unreadable_findings(view) + facts.findings,
+        "findings": unreadable_findings(view) + facts.findings + [f for _, f in facts.dropped],
     }, facts.cli), view, facts.config)

@@ -22,7 +22,7 @@ from ...kueue.install.fix_rights import with_rights
 from ...kueue.workloads.lifecycle import FINISHED, PENDING, PREEMPTED, classify
 from .context import KueueContext, Settings, kueue_mappings
 from .facts import ExplainFacts, gather
-from .inputs import charge_inputs, file_findings
+from .inputs import charge_inputs, dropped_findings, file_findings
 from .partial_report import (
     admissibility_findings,
     admission_counts_findings,
@@ -123,6 +123,7 @@ def explain_facts(facts: ExplainFacts) -> dict[str, Any]:
     findings.extend(past.findings)
     findings.extend(n.finding() for n in result.notes)
     findings.extend(file_findings(subject))
+    findings.extend(dropped_findings(facts, inputs))
     recorded_state = dict(state.doc if state else {"eviction": None, "preemption": None, "admissionChecks": [],
                                                    "lifecycle": None})
     if recorded_state["preemption"] is None and queued and not holds:  # a victim's record, else the preemptor's

@@ -6,6 +6,7 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
+from ... import gates as g
 from ...dra.cel import CelError, compile_selector
 from ...dra.device_classes import class_selectors, extended_resource_winners
 from ...kueue.config.mappings import lookup
@@ -215,6 +216,12 @@ def extended_resource_classes(f: Facts) -> Result:
     classes = f.extended_classes()
     if not classes:
         example = sorted(dc["metadata"]["name"] for dc in f.device_classes or [])
+        lost = sorted(d.name for d in f.dropped if d.written.field == "spec.extendedResourceName")
+        if lost:  # written, and dropped: the dropped-fields check says why and how
+            return Result(FAIL, f"no DeviceClass has spec.extendedResourceName: {', '.join(lost)} "
+                                f"{'was' if len(lost) == 1 else 'were'} written with one, which the API server "
+                                "dropped; pods requesting an extended resource are not backed by DRA devices",
+                          f"see dropped-fields: turn {g.DRA_EXTENDED} on, then write {', '.join(lost)} again")
         return Result(FAIL, "no DeviceClass has spec.extendedResourceName: pods requesting an extended "
                             "resource (e.g. nvidia.com/gpu) are not backed by DRA devices",
                       fixes.set_extended_resource(example[0], others=example[1:]) if example else
