@@ -24,7 +24,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from testenv import pki
+from testenv import kube_versions, pki
 from testenv.binaries import controlplane
 from testenv.procs import _LIVE, _http_ok, _Proc, free_port
 from testenv.binaries import crds as crds_mod
@@ -32,21 +32,21 @@ from testenv.binaries import crds as crds_mod
 REPO_ROOT = Path(__file__).resolve().parents[1]
 READER_CLUSTERROLE = REPO_ROOT / "deploy" / "rbac" / "reader-clusterrole.yaml"
 
-#: The DRA gates the tests turn on and off, and their defaults, per kube-apiserver minor (read in
-#: pkg/features/kube_features.go of each k8s.io/kubernetes): both exist from 1.34 on, alpha and off
-#: by default in 1.34 and 1.35, beta and on by default in 1.36. Both depend on
+#: The DRA gates the two test clusters turn on and off (GATES_ON, GATES_OFF). Their stage and
+#: default per kube-apiserver minor are in ``kube_versions.DEFAULTS`` (measured on each server):
+#: alpha and off by default in 1.34 and 1.35, beta and on by default in 1.36. Both depend on
 #: DynamicResourceAllocation only, which is GA and on in all three (locked on from 1.35).
-DRA_GATES = ("DRAExtendedResource", "DRAPartitionableDevices")
-#: their stage per minor (the same for both): an alpha gate is off by default, a beta one on
-DRA_GATE_STAGE = {"1.34": "ALPHA", "1.35": "ALPHA", "1.36": "BETA"}
+DRA_GATES = (kube_versions.DRA_EXTENDED, kube_versions.DRA_PARTITIONABLE)
 
 
 def dra_gate_stage(version: str) -> str:
     """ALPHA or BETA: the stage of both DRA gates in a kube-apiserver version (e.g. v1.34.4)."""
-    minor = ".".join(version.lstrip("v").split(".")[:2])
-    if minor not in DRA_GATE_STAGE:
-        raise ClusterError(f"no DRA gates known for kube-apiserver {version} (known: {', '.join(DRA_GATE_STAGE)})")
-    return DRA_GATE_STAGE[minor]
+    try:
+        stages = {kube_versions.defaults(version)[gate][0] for gate in DRA_GATES}
+    except kube_versions.UnknownVersion as e:
+        raise ClusterError(str(e)) from None
+    (stage,) = stages
+    return stage
 
 
 def dra_gates(version: str, on: bool) -> dict[str, bool]:

@@ -18,12 +18,15 @@ compare:
 from __future__ import annotations
 
 import json
+import os
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from collections.abc import Sequence
 from typing import Protocol
 
+from testenv import kube_versions
 from testenv.harness import Cluster, run_plugin
 from testenv.kueue_harness import KueueRunner, KueueSetup
 from testenv.builders import FLAVOR, local_queue, resource_flavor
@@ -35,6 +38,76 @@ from testenv.oracle_scenarios import Scenario, World
 SETTLE_STABLE = 2.0  # seconds a QuotaReserved=False condition must stay unchanged
 SETTLE_TIMEOUT = 90.0
 POLL = 0.3
+
+
+# -------------------------------------------------------------------- the API server's gates
+#: KUEUE_DRA_ORACLE_KUBE_GATES: the DRA gates of the oracle's API server. "on": DRAExtendedResource,
+#: DRAPartitionableDevices and DRAConsumableCapacity on (the 1.36 defaults; alpha gates turned on
+#: on 1.34 and 1.35); "defaults": none set, the server's own (on 1.34 and 1.35 the three are off,
+#: the server drops their fields, and Kueue's behaviour without them is what explain must match).
+#: Unset: "on" on the default version, "defaults" on the others.
+KUBE_GATES_ENV = "KUEUE_DRA_ORACLE_KUBE_GATES"
+KUBE_GATE_SETTINGS = ("on", "defaults")
+
+
+def kube_gate_setting(version: str, default_version: str, said: str | None = None) -> str:
+    setting = said or os.environ.get(KUBE_GATES_ENV) or ("on" if version == default_version else "defaults")
+    if setting not in KUBE_GATE_SETTINGS:
+        raise ValueError(f"{KUBE_GATES_ENV}={setting!r}: one of {', '.join(KUBE_GATE_SETTINGS)}")
+    return setting
+
+
+def kube_gates(setting: str) -> dict[str, bool]:
+    """The --feature-gates of the oracle's API server for a setting."""
+    return dict.fromkeys(kube_versions.PATH_GATES, True) if setting == "on" else {}
+
+
+def _requested_classes(obj: dict) -> set[str]:
+    """The DeviceClasses a ResourceClaimTemplate's requests name (firstAvailable included)."""
+    out = set()
+    for r in ((obj.get("spec") or {}).get("spec") or {}).get("devices", {}).get("requests") or []:
+        for sub in [r.get("exactly") or {}, *(r.get("firstAvailable") or [])]:
+            if sub.get("deviceClassName"):
+                out.add(sub["deviceClassName"])
+    return out
+
+
+def _requested_resources(obj: dict) -> set[str]:
+    """The resources a Job's or Workload's containers request or limit."""
+    specs = [((obj.get("spec") or {}).get("template") or {}).get("spec") or {}]
+    specs += [((ps.get("template") or {}).get("spec") or {}) for ps in (obj.get("spec") or {}).get("podSets") or []]
+    return {name for spec in specs for key in ("containers", "initContainers") for c in spec.get(key) or []
+            for part in ("requests", "limits") for name in ((c.get("resources") or {}).get(part) or {})}
+
+
+def scenario_gates(s: Scenario) -> set[str]:
+    """The path gates whose fields the scenario's charge reads: an extended resource a DeviceClass of
+    its world names (DRAExtendedResource), a class its templates request that a mapping charges by
+    counters (DRAPartitionableDevices) or by capacity, or a selector on allowMultipleAllocations
+    (DRAConsumableCapacity)."""
+    classes = [dc for group in s.world.class_groups for dc in group]
+    ern = {(dc.get("spec") or {}).get("extendedResourceName") for dc in classes} - {None}
+    requested = set().union(*(_requested_classes(o) for o in s.objects if o["kind"] == "ResourceClaimTemplate"))
+    used = set()
+    if ern & set().union(*(_requested_resources(o) for o in s.objects if o["kind"] in ("Job", "Workload"))):
+        used.add(kube_versions.DRA_EXTENDED)
+    for m in s.world.mappings:
+        if not requested & set(m.get("deviceClassNames") or []):
+            continue
+        for source in m.get("sources") or []:
+            used.add(kube_versions.DRA_PARTITIONABLE if "counter" in source else kube_versions.DRA_CONSUMABLE)
+    if "allowMultipleAllocations" in json.dumps(s.objects):
+        used.add(kube_versions.DRA_CONSUMABLE)
+    return used
+
+
+def not_served(s: Scenario, cluster: Cluster) -> set[str]:
+    """The gates whose fields the scenario's charge reads and the cluster's server drops (off there)."""
+    return {gate for gate in scenario_gates(s) if not served(cluster, gate)}
+
+
+def served(cluster: Cluster, gate: str) -> bool:
+    return cluster.feature_gates.get(gate, kube_versions.default_on(cluster.kube_version, gate))
 
 
 # ------------------------------------------------------------------------------------- the world
@@ -63,8 +136,8 @@ def load_world(cluster: Cluster, world: World) -> None:
             if len(stamps) == 1:
                 break
             cluster.kubectl("delete", "deviceclasses.resource.k8s.io", *names, "--wait=true")
-    if world.slices:
-        cluster.apply(world.slices)
+    if world.slices:  # in the layout of the cluster's kube-apiserver (1.34: counter sets beside their devices)
+        cluster.apply(kube_versions.slices_for(world.slices, cluster.kube_version))
 
 
 def setup_of(world: World) -> KueueSetup:
@@ -97,9 +170,20 @@ def create_scenarios(cluster: Cluster, group: list[Scenario], run_id: str) -> li
             (queued if o["kind"] in ("Job", "Workload") else rest).append(o)
         created.append((s, ns))
     cluster.apply(namespaces)
-    cluster.apply(rest)
+    refused = cluster.apply(rest, check=not dropping(cluster))
+    if refused.returncode:  # the rest is applied; what this server refuses is not there, as for a user
+        for line in refused.stderr.strip().splitlines():
+            print(f"oracle: refused by kube-apiserver {cluster.kube_version}: {line}", file=sys.stderr, flush=True)
     cluster.apply(queued)
     return created
+
+
+def dropping(cluster: Cluster) -> bool:
+    """Whether the server has a path gate off: then it may refuse a scenario's object that uses
+    what the gate serves (1.34 with DRAConsumableCapacity off has no ``device.allowMultipleAllocations``
+    in CEL), and the scenario goes on without it; on a server with every path gate on a refusal is
+    a defect of the scenario."""
+    return not all(served(cluster, gate) for gate in kube_versions.PATH_GATES)
 
 
 # ------------------------------------------------------------------------------------ settling

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import yaml
 
+from testenv import kube_versions
 from testenv.harness import REPO_ROOT, Cluster
 
 EXAMPLES = REPO_ROOT / "examples"
@@ -49,8 +50,9 @@ def clear(cluster: Cluster, ns: set[str]) -> None:
 
 
 def load(cluster: Cluster, setup: str) -> list[dict]:
-    """Replace whatever DRA/Kueue setup the cluster has with the example ``setup``."""
-    docs = objects(setup)
+    """Replace whatever DRA/Kueue setup the cluster has with the example ``setup`` (its
+    ResourceSlices in the layout of the cluster's kube-apiserver: ``kube_versions.slices_for``)."""
+    docs = kube_versions.slices_for(objects(setup), cluster.kube_version)
     clear(cluster, set().union(*(namespaces(objects(s)) for s in SETUPS)))
     for d in (d for d in docs if d["kind"] == "Namespace"):
         cluster.apply(d)

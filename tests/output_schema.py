@@ -35,12 +35,16 @@ def _obj(required: dict[str, Any], **extra: Any) -> dict[str, Any]:
     return {"type": "object", "required": list(required), "properties": required, **extra}
 
 
+#: a gated field written for an object and dropped by the API server (commands/dropped.py)
+DROPPED = _obj({"kind": _STR, "name": _STR, "gate": _STR, "field": _STR, "writtenBy": _STRS,
+                "values": {"type": "array"}})
 CLASS = _obj({"name": _STR, "extendedResourceName": _NSTR, "quotaResource": _NSTR, "quotaSource": _NSTR,
               "mappings": {"type": ["array", "null"]},
               "matchingDevices": {"type": ["integer", "null"], "minimum": 0},
               "matchingPools": {"type": ["integer", "null"], "minimum": 0},
               "coveredBy": {"type": ["array", "null"], "items": _STR},
-              "selectors": {"type": ["array", "null"], "items": _STR}, "findings": FINDINGS})
+              "selectors": {"type": ["array", "null"], "items": _STR}, "findings": FINDINGS,
+              "droppedFields": {"type": "array", "items": DROPPED}})
 CLASSES = _obj({"deviceClasses": {"type": "array", "items": CLASS}, "findings": FINDINGS, "partial": _BOOL,
                 "kueueConfig": OBJECT_REF, "source": _STR, "kueueInstallation": INSTALLATION})
 

@@ -123,6 +123,8 @@ Examples:
               help="CEL expression selecting the source's devices.")
 @click.option("--allow-missing-class", is_flag=True, default=False,
               help="Accept a DeviceClass that does not exist yet (it is refused otherwise).")
+@click.option("--allow-gate-off", is_flag=True, default=False,
+              help="Accept a source whose Kubernetes gate is off on the API server (refused otherwise).")
 @click.option("--replace", is_flag=True, default=False,
               help="Confirm a replacement that drops DeviceClasses or the source of the existing mapping "
                    "NAME (refused otherwise, saying what would be dropped).")
@@ -136,16 +138,17 @@ Examples:
 @click.pass_context
 def set_(ctx: click.Context, name: str, device_classes: tuple[str, ...], counter: str | None,
          capacity: str | None, driver: str | None, selector: str | None, allow_missing_class: bool,
-         replace: bool, dry_run: str, kueue_namespace: str | None, kueue_version: str | None, restart: bool,
-         timeout: str) -> int:
+         allow_gate_off: bool, replace: bool, dry_run: str, kueue_namespace: str | None,
+         kueue_version: str | None, restart: bool, timeout: str) -> int:
     """Add the mapping NAME, or replace it (classes and sources as given).
 
     NAME is the quota resource ClusterQueues list in coveredResources. Every other mapping, and
     every other field of the Kueue CR or ConfigMap, is left as it is. The result is checked with
     the rules of the operator CRD and of the running Kueue version before anything is written,
     and against the cluster: a DeviceClass that does not exist, a counter or capacity no
-    ResourceSlice of the driver publishes, and a replacement that drops classes or the source of
-    the mapping are refused (--allow-missing-class, --replace). With --from and --dry-run=client
+    ResourceSlice of the driver publishes, a counter or capacity source whose Kubernetes gate the
+    API server has off, and a replacement that drops classes or the source of the mapping are
+    refused (--allow-missing-class, --allow-gate-off, --replace). With --from and --dry-run=client
     the change is computed against a snapshot, to be reviewed before anyone touches the cluster.
     """
     from ..commands.map.change import ChangeRequest
@@ -154,7 +157,8 @@ def set_(ctx: click.Context, name: str, device_classes: tuple[str, ...], counter
                                       counter=counter, capacity=capacity, driver=driver, selector=selector,
                                       dry_run=dry_run, kueue_namespace=kueue_namespace,
                                       kueue_version=kueue_version, restart=restart, timeout=timeout,
-                                      allow_missing_class=allow_missing_class, replace=replace))
+                                      allow_missing_class=allow_missing_class, replace=replace,
+                                      allow_gate_off=allow_gate_off))
 
 
 @map_.command("remove", short_help="Remove the mapping NAME, or some of its classes.", epilog="""\b

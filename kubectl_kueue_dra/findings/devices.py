@@ -7,19 +7,19 @@ DuplicateExtendedResourceName = Code(
     "DuplicateExtendedResourceName", "warning",
     means="Several DeviceClasses have the same extendedResourceName; the scheduler and Kueue use only the "
           "newest (then the first by name).",
-    fix="give {device_classes} a different extendedResourceName or remove it",
+    fix="remove it where it is never used: {clear}  # or give them another extendedResourceName",
     variants={"set": "give each DeviceClass its own extendedResourceName"})
 NoQuotaResource = Code(
     "NoQuotaResource", "warning",
     means="A DeviceClass is in no mapping and has no usable extendedResourceName, so Kueue rejects templates "
           "that request it.",
-    fix="map it: kubectl kueue-dra map set <quota-resource> --device-class {device_class}")
+    fix="kubectl kueue-dra map set {quota_resource} --device-class {device_class}{restart}  # {why}")
 ExtendedResourceWithCounters = Code(
     "ExtendedResourceWithCounters", ("error", "warning"),
     means="A DeviceClass with an extendedResourceName is in a mapping with counter sources: Kueue marks pods "
           "requesting the extended resource inadmissible.",
     fix="request MIG/partitioned devices through ResourceClaimTemplates, or drop the extendedResourceName of "
-        "{device_class}",
+        "{device_class}: kubectl kueue-dra classes set-extended-resource {device_class} --clear",
     variants={"map": "clear it first: kubectl kueue-dra classes set-extended-resource {device_class} --clear"})
 SelectorInvalid = Code(
     "SelectorInvalid", "error",
@@ -52,12 +52,15 @@ MappingWins = Code(
     "MappingWins", "info",
     means="The DeviceClass is also in a mapping: Kueue charges pods requesting its extended resource under "
           "the mapping's name.")
-ExtendedResourceFieldDropped = Code(
-    "ExtendedResourceFieldDropped", "error",
-    means="The API server accepted the update of a DeviceClass but dropped spec.extendedResourceName: its "
-          "DRAExtendedResource feature gate is off.",
-    fix="enable the DRAExtendedResource feature gate of kube-apiserver and kube-scheduler (OpenShift: FeatureGate "
-        "cluster with featureSet CustomNoUpgrade and DRAExtendedResource in spec.customNoUpgrade.enabled)")
+GatedFieldDropped = Code(
+    "GatedFieldDropped", ("warning", "error"),
+    means="A DeviceClass or ResourceSlice was written with a field of a feature gate that was off, so the API "
+          "server accepted the write and stored the object without the field, which the scheduler and Kueue "
+          "then never see.",
+    fix="turn {gate} on (kube-apiserver, kube-controller-manager, kube-scheduler and every kubelet: "
+        "--feature-gates={gate}=true), then write {object} again: the server kept nothing of the field",
+    variants={"openshift": "turn {gate} on ({how}), then write {object} again: the server kept nothing of the "
+                           "field"})
 InconsistentCounterSets = Code(
     "InconsistentCounterSets", "warning",
     means="A driver publishes devices whose counter consumption does not fit their pool's counter sets.",

@@ -118,6 +118,15 @@ DeviceClassesUnknown = Code(
     "DeviceClassesUnknown", "warning",
     means="Whether the DeviceClasses map set names exist is unknown: they could not be read.",
     fix="grant list on deviceclasses (resource.k8s.io), or pass --allow-missing-class")
+GateOffForPath = Code(
+    "GateOffForPath", ("error", "warning"),
+    means="The change adds a counter or capacity source, and the Kubernetes gate whose fields that source charges "
+          "(DRAPartitionableDevices for consumesCounters, DRAConsumableCapacity for capacities) is off or not "
+          "known to be on, so the API server drops those fields from every ResourceSlice.",
+    fix="turn {gate} on first ({how}); or pass --allow-gate-off when it is turned on before the driver publishes "
+        "its slices",
+    variants={"unknown": "let the plugin read /metrics (deploy/rbac/reader-clusterrole.yaml has it), or pass "
+                         "--allow-gate-off"})
 SlicesUnknown = Code(
     "SlicesUnknown", "warning",
     means="Whether the driver publishes the counter or capacity map set names is unknown: the ResourceSlices "

@@ -1,6 +1,6 @@
 """Kubernetes and Kueue feature gates: which are on, and how we know. Pure (no I/O; the reading
 of ``/metrics`` and the dry-run creates are in ``kube/probes.py``, put together in
-``commands/verify/probes.py``).
+``commands/probes.py``).
 
 Kubernetes gates cannot be read from the API, so each gate's state is resolved from evidence,
 strongest first (``METHODS``):
@@ -11,7 +11,8 @@ strongest first (``METHODS``):
   probe               a server-side dry-run create of an object with a gated field; a disabled
                       gate makes the API server drop the field (nothing is persisted)
   featuregate-spec    FeatureGate ``spec.customNoUpgrade`` (when there is no status)
-  objects             stored objects that carry a gated field (it was on when they were written)
+  objects             stored objects that carry a gated field (it was on when they were written),
+                      or were written with one the server dropped (it was off: ``commands/dropped``)
   default             the upstream default for the server's Kubernetes version
   discovery           whether the API is served (DynamicResourceAllocation only)
 

@@ -168,6 +168,17 @@ def _has_request_policy(capacity: Any, plain: set[int]) -> bool:
     return False
 
 
+#: the fields the API server drops from what it stores while each gate is off (the
+#: ``dropDisabledFields`` of the DeviceClass and ResourceSlice strategies), by kind and path; ``*``
+#: is every item of a list or value of a map (``k8s/written``)
+GATED_FIELDS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
+    DRA_EXTENDED: (("DeviceClass", ("spec", "extendedResourceName")),),
+    DRA_PARTITIONABLE: (("ResourceSlice", ("spec", "sharedCounters")),
+                        ("ResourceSlice", ("spec", "devices", "*", "consumesCounters"))),
+    DRA_CONSUMABLE: (("ResourceSlice", ("spec", "devices", "*", "allowMultipleAllocations")),
+                     ("ResourceSlice", ("spec", "devices", "*", "capacity", "*", "requestPolicy"))),
+}
+
 #: what each probe sends and the field whose survival tells the gate's state
 PROBED_FIELD = {
     DRA_EXTENDED: ("DeviceClass", "spec.extendedResourceName"),
@@ -243,6 +254,8 @@ class KubernetesInputs:
     openshift_version: str | None = None
     device_classes: list[dict[str, Any]] | None = None
     slices: list[dict[str, Any]] | None = None
+    #: gate → a stored object that was written with the gate's field, which the server dropped
+    dropped: dict[str, Evidence] = field(default_factory=dict)
 
 
 def resolve_kubernetes_gates(inp: KubernetesInputs) -> dict[str, GateState]:
@@ -266,7 +279,7 @@ def resolve_kubernetes_gates(inp: KubernetesInputs) -> dict[str, GateState]:
             evidence.append(metrics_evidence(gate, inp.metrics, inp.metrics_problem))
         if gate in inp.probes:
             evidence.append(inp.probes[gate])
-        found = objects_evidence(gate, inp.device_classes, inp.slices)
+        found = objects_evidence(gate, inp.device_classes, inp.slices) or inp.dropped.get(gate)
         if found is not None:
             evidence.append(found)
         if gate in _K8S_SPECS:

@@ -39,6 +39,35 @@ def openshift_kube_minor(ocp_version: str | None) -> int | None:
 #: needs 4.21 or later, partitionable devices 4.22 or later); the operator takes no capacity sources
 OPENSHIFT_MINIMUM: dict[str, tuple[int, int]] = {DRA: (4, 21), DRA_EXTENDED: (4, 21), DRA_PARTITIONABLE: (4, 22)}
 
+#: the FeatureSets of FeatureGate ``cluster`` that turn a Kubernetes DRA gate on, per OpenShift
+#: release (openshift/api ``features/features.go`` of each release branch): DRAPartitionableDevices is
+#: in TechPreviewNoUpgrade and DevPreviewNoUpgrade from 4.22 (openshift/api#2694); DRAExtendedResource
+#: is in no feature set of 4.21 or 4.22. CustomNoUpgrade turns on any gate it names in
+#: ``spec.customNoUpgrade.enabled`` (names openshift/api does not know are passed on as they are).
+#: From 4.23 (Kubernetes 1.36) openshift/api leaves both to the upstream default, which is on.
+_FEATURE_SETS: dict[str, dict[tuple[int, int], tuple[str, ...]]] = {
+    DRA_EXTENDED: {(4, 21): (), (4, 22): ()},
+    DRA_PARTITIONABLE: {(4, 21): (), (4, 22): ("TechPreviewNoUpgrade", "DevPreviewNoUpgrade")},
+}
+#: the first release whose Kubernetes has both gates on by default (1.36)
+UPSTREAM_DEFAULT_RELEASE = (4, 23)
+
+
+def enabling_feature_sets(gate: str, release: tuple[int, int] | None) -> str | None:
+    """How FeatureGate ``cluster`` turns ``gate`` on in an OpenShift release, in words; None when
+    this plugin does not know the release's feature sets (too old, too new, or not a DRA path gate)."""
+    if release is None or gate not in _FEATURE_SETS:
+        return None
+    custom = f"featureSet CustomNoUpgrade with {gate} in spec.customNoUpgrade.enabled"
+    if release >= UPSTREAM_DEFAULT_RELEASE:
+        return f"on by default in OpenShift {release[0]}.{release[1]} (Kubernetes 1.36), or {custom}"
+    known = _FEATURE_SETS[gate].get(release)
+    if known is None:
+        return None
+    sets = " or ".join(f"featureSet {s}" for s in known)
+    return f"in OpenShift {release[0]}.{release[1]} {sets + ', or ' if sets else 'only '}{custom} turns it on"
+
+
 #: the one line verify prints on OpenShift (Red Hat documents the feature as a Technology Preview)
 TECHNOLOGY_PREVIEW = ("Kueue's DRA quota management is a Technology Preview feature of the Red Hat build of "
                       "Kueue on OpenShift (not supported for production use)")

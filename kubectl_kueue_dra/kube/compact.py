@@ -10,7 +10,8 @@ rather than the number of devices:
   compared with ``==``), each attribute value (except attributes whose values are nearly all
   distinct, such as ``uuid``), the device name string;
 * per slice: ``spec.pool``, ``spec.sharedCounters``, the driver string; ``metadata.managedFields``
-  keeps every entry but without ``fieldsV1`` (the per-field ownership tree, nothing reads it).
+  keeps every entry, its ``fieldsV1`` (the per-field ownership tree) cut down to the top-level
+  ``spec`` fields it owns: what tells a field the API server dropped (``k8s/written``).
 
 Values stay plain dicts/lists equal to what was parsed, so nothing downstream changes — but they
 are shared: objects read through a ClusterView are read-only. ``parts`` names the shared
@@ -24,6 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..k8s.shape import SharedParts
+from ..k8s.written import keep_top_fields
 
 Obj = dict[str, Any]
 
@@ -60,6 +62,15 @@ class SliceCompactor:
             self.parts.hold(value)
         return value
 
+    def _managed(self, entry: Obj) -> Obj:
+        """A managedFields entry owning only the top-level spec fields it owns (what tells a field
+        the server dropped, ``k8s/written``), the tree shared between equal entries."""
+        kept = keep_top_fields(entry)
+        fields = kept.get("fieldsV1")
+        if isinstance(fields, dict):
+            kept["fieldsV1"] = self._share("managedFields", tuple(sorted(fields["f:spec"])), fields)
+        return kept
+
     def _string(self, s: Any) -> Any:
         return self._strings.setdefault(s, s) if type(s) is str else s
 
@@ -69,8 +80,7 @@ class SliceCompactor:
             return obj
         meta = obj.get("metadata")
         if isinstance(meta, dict) and isinstance(meta.get("managedFields"), list):
-            meta["managedFields"] = [{k: v for k, v in m.items() if k != "fieldsV1"} if isinstance(m, dict) else m
-                                     for m in meta["managedFields"]]
+            meta["managedFields"] = [self._managed(m) if isinstance(m, dict) else m for m in meta["managedFields"]]
         spec = obj.get("spec")
         if not isinstance(spec, dict):
             return obj

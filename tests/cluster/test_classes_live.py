@@ -9,6 +9,9 @@ import pytest
 from testenv import setups
 from testenv.harness import run_plugin
 
+# every version: KUEUE_DRA_KUBE_VERSION selects the kube-apiserver (scripts/test runs them all)
+pytestmark = pytest.mark.versions
+
 
 def classes_json(cluster, *args, context="admin"):
     proc = run_plugin(cluster, "classes", "-o", "json", *args, context=context)
@@ -67,15 +70,29 @@ def test_devices_live_equals_snapshot(cluster_gates_on, loaded):
     assert {d["deviceClass"]: d["matchingDevices"] for d in live["devices"]} == report
     if setup == "mig-partitionable":
         [mig] = classes_json(cluster_gates_on, "--devices", "mig.nvidia.com")["devices"]
-        assert {s["consumesCounters"]["memory"]: s["devices"] for s in mig["shapes"]} == {
-            "4864Mi": 112, "9856Mi": 48, "19968Mi": 48, "40192Mi": 16}
+        # one shape per MIG profile: 3g.20gb and 4g.20gb consume the same memory
+        assert {(s["profile"], s["consumesCounters"]["memory"]): s["devices"] for s in mig["shapes"]} == {
+            ("1g.5gb", "4864Mi"): 112, ("2g.10gb", "9856Mi"): 48, ("3g.20gb", "19968Mi"): 32,
+            ("4g.20gb", "19968Mi"): 16, ("7g.40gb", "40192Mi"): 16}
         assert all(s["counterSelectors"] == {"gpu.memory/memory": True} for s in mig["shapes"])
     proc = run_plugin(cluster_gates_on, "classes", "--devices", "absent.example.com")
     assert proc.returncode == 1 and proc.stderr.startswith('error: DeviceClass "absent.example.com" not found')
 
 
 def test_reader_role_gets_the_same_answer(cluster_gates_on, loaded):
-    assert classes_json(cluster_gates_on, context="reader") == classes_json(cluster_gates_on)
+    """The same answer, but for the fixes that change an object: the read-only user is told that
+    they may not, and who can (tests/cluster/test_fix_rights.py)."""
+    reader, admin = classes_json(cluster_gates_on, context="reader"), classes_json(cluster_gates_on)
+    told = []
+    for c in reader["deviceClasses"]:
+        for f in c["findings"]:
+            if f["fix"] and " (you may not " in f["fix"]:
+                told.append(f["code"])
+                f["fix"] = f["fix"][:f["fix"].index(" (you may not ")]
+    assert reader == admin
+    assert not [f for c in admin["deviceClasses"] for f in c["findings"] if "you may not" in (f["fix"] or "")]
+    if loaded[0] == "extended-resource":
+        assert sorted(told) == ["DuplicateExtendedResourceName", "NoQuotaResource"]
 
 
 def test_no_permission_user_gets_clear_403(cluster_gates_on, loaded):

@@ -13,10 +13,13 @@ import secrets
 import pytest
 
 from testenv.binaries import controlplane
+from testenv import kube_versions
 from testenv.builders import cluster_queue, device, device_class, resource_slice
 from testenv.harness import DRA_GATES, dra_gate_stage, run_plugin
 
 DRIVER = "gpu.example.com"
+# every version: KUEUE_DRA_KUBE_VERSION selects the kube-apiserver (scripts/test runs them all)
+pytestmark = pytest.mark.versions
 
 
 def _unique(prefix: str) -> str:
@@ -200,20 +203,32 @@ def test_gates_on_keeps_partitionable_fields(cluster_gates_on, create):
     c = cluster_gates_on
     prefix = _unique("pool")
     counters, devices = _partitioned_slices(prefix)
-    create(c, [counters, devices])
-    got = c.get_json("resourceslice", f"{prefix}-counters")
-    assert got["spec"]["sharedCounters"] == counters["spec"]["sharedCounters"]
-    got = c.get_json("resourceslice", f"{prefix}-devices")
-    assert got["spec"]["devices"][0]["consumesCounters"] == devices["spec"]["devices"][0]["consumesCounters"]
+    written = kube_versions.slices_for([counters, devices], c.kube_version)  # 1.34: one slice
+    create(c, written)
+    stored = {s["metadata"]["name"]: s["spec"] for s in written}
+    for name, spec in stored.items():
+        got = c.get_json("resourceslice", name)["spec"]
+        assert got.get("sharedCounters") == spec.get("sharedCounters")
+        assert [d.get("consumesCounters") for d in got.get("devices") or []] == \
+               [d.get("consumesCounters") for d in spec.get("devices") or []]
+    assert any(s.get("sharedCounters") for s in stored.values())
+    assert any(d.get("consumesCounters") for s in stored.values() for d in s.get("devices") or [])
 
 
-def test_gates_on_rejects_counters_and_devices_in_one_slice(cluster_gates_on, create):
+def test_gates_on_refuses_the_layout_of_the_other_versions(cluster_gates_on, create):
+    """1.35 and later: a slice holds devices or counter sets, never both. 1.34: a device's counter
+    set must be in its own slice. Each refuses the other's layout."""
     c = cluster_gates_on
     counters, devices = _partitioned_slices(_unique("pool"))
-    both = dict(counters, spec=dict(counters["spec"], devices=devices["spec"]["devices"]))
-    res = create(c, both, check=False)
-    assert res.returncode != 0
-    assert "sharedCounters" in res.stderr and "devices" in res.stderr
+    if kube_versions.minor(c.kube_version) >= kube_versions.SEPARATE_COUNTER_SLICES:
+        both = dict(counters, spec=dict(counters["spec"], devices=devices["spec"]["devices"]))
+        res = create(c, both, check=False)
+        assert res.returncode != 0
+        assert "only one of `sharedCounters` or `devices` is allowed" in res.stderr
+    else:
+        res = create(c, [counters, devices], check=False)
+        assert res.returncode != 0
+        assert ("must reference a counterSet defined in the ResourceSlice sharedCounters" in res.stderr), res.stderr
 
 
 def test_gates_off_drops_partitionable_fields(cluster_gates_off, create):

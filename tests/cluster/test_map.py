@@ -16,7 +16,7 @@ import sys
 import pytest
 import yaml
 
-from testenv import builders
+from testenv import builders, kube_versions
 from testenv.harness import REPO_ROOT, run_plugin
 
 KUEUE = "kueues.kueue.openshift.io"
@@ -102,15 +102,19 @@ def _restore_kueue_cr(cluster):
 #: that does not exist), and the driver whose slices publish the counter COUNTER_ARGS names
 NAMED_CLASSES = ["gpu.example.com", "mig.example.com", "x.example.com", "a.example.com", "n.example.com",
                  "m.example.com", *[f"team{i}.example.com" for i in range(6)]]
-MEMORY_SLICE = builders.resource_slice("map-test-gpu-example-com", "gpu.example.com", "map-test-pool", devices=[
-    builders.device("gpu-0", [("gpu-0-counters", {"memory": "40Gi", "multiprocessors": "98"})], type="gpu")])
+MEMORY_SLICES = [  # written in the layout of the server (1.34: the counter set beside the device)
+    builders.resource_slice("map-test-gpu-example-com-counters", "gpu.example.com", "map-test-pool", slice_count=2,
+                            counter_sets={"gpu-0-counters": {"memory": "40Gi", "multiprocessors": "98"}}),
+    builders.resource_slice("map-test-gpu-example-com", "gpu.example.com", "map-test-pool", slice_count=2, devices=[
+        builders.device("gpu-0", [("gpu-0-counters", {"memory": "40Gi", "multiprocessors": "98"})], type="gpu")])]
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _named_classes_and_a_counter(cluster):
     """The classes and the published counter exist while this module runs, and only then (other
     modules count the cluster's DeviceClasses and devices)."""
-    objs = [builders.device_class(n, SEL) for n in NAMED_CLASSES] + [MEMORY_SLICE]
+    objs = [builders.device_class(n, SEL) for n in NAMED_CLASSES] + kube_versions.slices_for(MEMORY_SLICES,
+                                                                                           cluster.kube_version)
     created = [o for o in objs if cluster.kubectl("get", o["kind"].lower(), o["metadata"]["name"],
                                                   check=False).returncode != 0]
     cluster.apply(created)
@@ -244,6 +248,7 @@ def test_set_replace_remove_on_the_cr_keep_everything_else(cluster, device_class
         k: v for k, v in before["spec"]["config"].items() if k != "resources"})
 
 
+@pytest.mark.versions
 def test_dry_runs_write_nothing(cluster, device_classes):
     gpu, _ = device_classes
     rv = reset_cr(cluster, [mapping("gpu", gpu)])["metadata"]["resourceVersion"]
@@ -508,6 +513,7 @@ def test_set_and_remove_in_an_upstream_configmap_keep_the_document(cluster):
     assert "# managed by hand, please keep this comment\n" in config_text(cluster, ns)
 
 
+@pytest.mark.versions
 def test_upstream_server_dry_run_and_listing(cluster):
     ns = upstream_kueue(cluster)
     rv = cluster.get_json("configmap", "kueue-manager-config", "-n", ns)["metadata"]["resourceVersion"]
@@ -521,6 +527,7 @@ def test_upstream_server_dry_run_and_listing(cluster):
     assert [m["name"] for m in doc["mappings"]] == ["gpu"] and doc["kueueVersion"] == "0.19.2"
 
 
+@pytest.mark.versions
 def test_kueue_018_without_the_gate_refuses_counter_sources(cluster):
     ns = upstream_kueue(cluster, version="v0.18.6")
     line = one_line_error(plugin(cluster, "map", "set", "gpu.memory", "--device-class", "mig.example.com",
@@ -548,12 +555,14 @@ def test_restart_rolls_the_deployment(cluster):
     assert "more" in config_text(cluster, ns)
     # -o json: the document says what was written, and the failed wait as its last finding
     proc = plugin(cluster, "map", "set", "more2", "--device-class", "m2.example.com", "--kueue-namespace", ns,
-                  "--restart", "--timeout", "2s", "-o", "json")
+                  "--restart", "--timeout", "2s", "-o", "json", "--allow-missing-class")
     assert proc.returncode == 1 and json.loads(proc.stdout)["written"]
     last = json.loads(proc.stdout)["findings"][-1]
     assert (last["code"], last["severity"]) == ("RolloutNotComplete", "error")
     assert "restarted, but its rollout did not complete within 2s" in last["message"]
-    assert last["fix"] == f"check: kubectl rollout status deployment/kueue-controller-manager -n {ns}"
+    # oc where the cluster is OpenShift: another module may have left its ClusterVersion in this cluster
+    cli = "oc" if cluster.kubectl("get", "clusterversion", "version", check=False).returncode == 0 else "kubectl"
+    assert last["fix"] == f"check: {cli} rollout status deployment/kueue-controller-manager -n {ns}"
 
 
 def test_operator_managed_configmap_is_never_written(cluster):
@@ -576,6 +585,7 @@ def device_class(c, name):
     c.apply(builders.device_class(name, SEL))
 
 
+@pytest.mark.versions
 def test_set_extended_resource_with_the_gate_on(cluster_gates_on):
     c = cluster_gates_on
     name = f"er-{secrets.token_hex(3)}.example.com"
@@ -602,6 +612,7 @@ def test_set_extended_resource_with_the_gate_on(cluster_gates_on):
     assert name in [d["name"] for d in listing["deviceClasses"]]
 
 
+@pytest.mark.versions
 def test_set_extended_resource_against_a_snapshot_of_the_cluster(cluster_gates_on, tmp_path):
     """--from SNAPSHOT --dry-run=client computes the change the server dry run makes, sending nothing."""
     c = cluster_gates_on
@@ -622,6 +633,7 @@ def test_set_extended_resource_against_a_snapshot_of_the_cluster(cluster_gates_o
     assert before["diff"] == offline["diff"]
 
 
+@pytest.mark.versions
 def test_set_extended_resource_warns_when_the_gate_is_off(cluster_gates_off):
     c = cluster_gates_off
     name = f"er-{secrets.token_hex(3)}.example.com"
@@ -635,4 +647,8 @@ def test_set_extended_resource_warns_when_the_gate_is_off(cluster_gates_off):
                       "-o", "json")
     assert proc.returncode == 1
     doc = json.loads(proc.stdout)
-    assert doc["dropped"] and doc["findings"][0]["code"] == "ExtendedResourceFieldDropped"
+    assert doc["dropped"] and doc["findings"][0]["code"] == "GatedFieldDropped"
+    assert doc["findings"][0]["severity"] == "error"
+    assert doc["findings"][0]["message"].startswith(f"DeviceClass {name} was written with spec.extendedResourceName "
+                                                    "(example.com/gpu, by this update), which the API server dropped")
+    assert "--feature-gates=DRAExtendedResource=true" in doc["findings"][0]["fix"]

@@ -14,7 +14,11 @@ declares (``test_queue_scenario_reaches_its_state``), and explain must tell the 
 (``test_explain_tells_the_queue_truth``). Kueue runs with its visibility API (positions).
 
 Versions: ``KUEUE_DRA_ORACLE_VERSIONS`` (comma separated; default v0.19.2; v0.18.4 adds the 0.18
-semantics runs).
+semantics runs). The DRA matrix runs on every kube-apiserver version (``KUEUE_DRA_KUBE_VERSION``,
+the tests marked ``versions``); the queue scenarios on the default one. On 1.34 and 1.35 the API
+server runs with its own gate defaults unless ``KUEUE_DRA_ORACLE_KUBE_GATES=on`` (``testenv/oracle``):
+a scenario whose objects need a field the server drops then shows what Kueue really does without
+it, and explain must agree with that.
 """
 
 from __future__ import annotations
@@ -26,7 +30,8 @@ import pytest
 from testenv.binaries import kueue_build
 from testenv import oracle
 from testenv import oracle_scenarios
-from testenv.harness import GATES_ON, Cluster
+from testenv.binaries import controlplane
+from testenv.harness import Cluster
 from testenv.kueue_harness import KueueRunner
 from testenv.queue import report as queue_report
 from testenv.queue import scenarios as queue_scenarios
@@ -35,9 +40,13 @@ VERSIONS = tuple(v.strip() for v in os.environ.get("KUEUE_DRA_ORACLE_VERSIONS", 
                  if v.strip())
 SCENARIOS = oracle_scenarios.scenarios(VERSIONS)
 CASES = [(s.id, subject) for s in SCENARIOS for subject in s.subjects]
-QUEUE_CASES = [(w.world.version, s.id) for w in queue_scenarios.worlds(VERSIONS) for s in w.scenarios]
-QUEUE_ROWS = [(w.world.version, s.id, subject, phase) for w in queue_scenarios.worlds(VERSIONS) for s in w.scenarios
+#: the queue scenarios run on the default kube-apiserver version only
+DEFAULT_KUBE = controlplane.kube_version() == controlplane.k8s_version()
+QUEUE_WORLDS = queue_scenarios.worlds(VERSIONS) if DEFAULT_KUBE else []
+QUEUE_CASES = [(w.world.version, s.id) for w in QUEUE_WORLDS for s in w.scenarios]
+QUEUE_ROWS = [(w.world.version, s.id, subject, phase) for w in QUEUE_WORLDS for s in w.scenarios
               for phase in range(s.phases) for subject in s.explained(phase)]
+KUBE_GATES = oracle.kube_gates(oracle.kube_gate_setting(controlplane.kube_version(), controlplane.k8s_version()))
 
 
 def _ci() -> bool:
@@ -56,19 +65,21 @@ def oracle_run(request, controlplane_bin):
             pytest.fail(str(e), pytrace=False)
         except Exception as e:  # noqa: BLE001
             pytest.fail(f"building Kueue {version} failed: {e}", pytrace=False)
-    cluster = Cluster.start("oracle", controlplane_bin, GATES_ON)
+    cluster = Cluster.start("oracle", controlplane_bin, KUBE_GATES)
     request.addfinalizer(cluster.stop)
+    queue_runs = queue_scenarios.worlds(VERSIONS) if DEFAULT_KUBE else []
     # visibility: the queue scenarios read positions; the wait for it is left to them
-    runners = {v: KueueRunner(cluster, b, v, visibility=True, visibility_wait=False) for v, b in binaries.items()}
+    runners = {v: KueueRunner(cluster, b, v, visibility=bool(queue_runs), visibility_wait=False)
+               for v, b in binaries.items()}
     for r in runners.values():
         request.addfinalizer(r.close)
-    queue_runs = queue_scenarios.worlds(VERSIONS)
     report = oracle.run_matrix(cluster, runners, SCENARIOS, log=lambda m: print(m, flush=True), extra=queue_runs)
     queue = queue_report.QueueReport(queue_runs)
     print("\n" + oracle.table(report), flush=True)
-    print("\n" + queue_report.reached_table(queue) + "\n\n" + queue_report.agreement_table(queue), flush=True)
-    print(f"queue worlds: {queue.seconds()}", flush=True)
-    return report, queue
+    if queue_runs:
+        print("\n" + queue_report.reached_table(queue) + "\n\n" + queue_report.agreement_table(queue), flush=True)
+        print(f"queue worlds: {queue.seconds()}", flush=True)
+    return report, queue, cluster
 
 
 @pytest.fixture(scope="module")
@@ -77,10 +88,16 @@ def oracle_report(oracle_run):
 
 
 @pytest.fixture(scope="module")
+def oracle_cluster(oracle_run):
+    return oracle_run[2]
+
+
+@pytest.fixture(scope="module")
 def queue_oracle(oracle_run):
     return oracle_run[1]
 
 
+@pytest.mark.versions
 @pytest.mark.parametrize("scenario,subject", CASES, ids=[f"{s}:{j}" for s, j in CASES])
 def test_explain_agrees_with_kueue(oracle_report, scenario, subject):
     row = next(r for r in oracle_report.rows if r.scenario == scenario and r.subject == subject)
@@ -88,10 +105,16 @@ def test_explain_agrees_with_kueue(oracle_report, scenario, subject):
                        f"  explain said: {row.explain}\n  details: {row.details}")
 
 
-def test_scenarios_do_what_they_are_built_for(oracle_report):
-    """Guards the matrix itself: each scenario drives Kueue into the state it was written for."""
+@pytest.mark.versions
+def test_scenarios_do_what_they_are_built_for(oracle_report, oracle_cluster):
+    """Guards the matrix itself: each scenario drives Kueue into the state it was written for. A
+    scenario whose charge reads a field this API server drops (a gate off, e.g. on 1.34 with the
+    defaults: oracle.scenario_gates) was not built for it: there Kueue's real behaviour is the truth explain is held to
+    (test_explain_agrees_with_kueue), not the state the scenario was written for."""
     wrong = []
-    for s in SCENARIOS:
+    built_for = [s for s in SCENARIOS if not oracle.not_served(s, oracle_cluster)]
+    assert built_for, "no scenario of the matrix runs on this server as it was built"
+    for s in built_for:
         states = sorted(r.kueue_state for r in oracle_report.rows if r.scenario == s.id)
         want = ["admitted", "pending"] if s.expect == "one-pending" else [s.expect] * len(s.subjects)
         if states != want:
@@ -99,6 +122,7 @@ def test_scenarios_do_what_they_are_built_for(oracle_report):
     assert not wrong, "\n".join(wrong)
 
 
+@pytest.mark.versions
 def test_matrix_size():
     assert len({s.id for s in SCENARIOS if s.world.version == oracle_scenarios.V19}) >= 30 \
         or oracle_scenarios.V19 not in VERSIONS

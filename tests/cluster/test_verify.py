@@ -10,11 +10,15 @@ the example, and the checklist is compared with the offline answer for the same 
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
-from testenv import setups
+from testenv import kube_versions, setups
 from testenv.harness import GATES_OFF, GATES_ON, Cluster, run_plugin
+
+# every version: KUEUE_DRA_KUBE_VERSION selects the kube-apiserver (scripts/test runs them all)
+pytestmark = pytest.mark.versions
 
 RBAC = "rbac.authorization.k8s.io/v1"
 # Read access to what verify reads, without /metrics (the reader ClusterRole has it).
@@ -56,6 +60,27 @@ def gate(doc: dict, name: str) -> dict:
     return next(g for g in doc["kubernetesGates"] if g["name"] == name)
 
 
+def server_gates(cluster: Cluster) -> dict[str, tuple[str, bool]]:
+    """The DRA gates as this kube-apiserver's /metrics says them, read by the test itself:
+    name → (stage, enabled)."""
+    text = cluster.kubectl("get", "--raw", "/metrics").stdout
+    found = re.findall(r'^kubernetes_feature_enabled\{name="(DRA\w*|DynamicResourceAllocation)",stage="(\w*)"\} (\d)$',
+                       text, re.M)
+    assert found, "the server's /metrics has no DRA gate"
+    return {name: (stage, value == "1") for name, stage, value in found}
+
+
+def minor(cluster: Cluster) -> int:
+    return kube_versions.minor(cluster.kube_version)
+
+
+def not_openshift(cluster: Cluster) -> None:
+    """No OpenShift singletons on the shared cluster: an example another module loaded leaves its
+    FeatureGate and Kueue CR (setups.load clears them before it loads the next one)."""
+    cluster.kubectl("delete", "featuregates.config.openshift.io,clusterversions.config.openshift.io,"
+                    "kueues.kueue.openshift.io", "--all", "--ignore-not-found")
+
+
 def inventory(cluster: Cluster) -> set[tuple]:
     items = cluster.get_json(WATCHED, "-A")["items"]
     # kube-system holds objects the API server itself rewrites; nothing of verify's is there.
@@ -89,7 +114,10 @@ def test_metrics_say_on_and_off(request, which, expected):
         assert (g["state"], g["learnedFrom"]) == (expected, "metrics"), g
         assert f'kubernetes_feature_enabled{{name="{name}"}} {1 if expected == "on" else 0}' in g["detail"]
     assert gate(doc, "DynamicResourceAllocation")["learnedFrom"] == "discovery"
-    assert gate(doc, "DRAConsumableCapacity")["state"] == "on"  # beta, on by default in 1.36; not turned off
+    # not set by the cluster: its default (beta and on in 1.36, alpha and off in 1.34 and 1.35)
+    consumable = kube_versions.default_on(cluster.kube_version, "DRAConsumableCapacity")
+    assert gate(doc, "DRAConsumableCapacity")["state"] == ("on" if consumable else "off")
+    assert server_gates(cluster)["DRAConsumableCapacity"][1] is consumable
     assert doc["probes"] == []  # /metrics answered, nothing was probed
     assert checks["gate-DRAExtendedResource"]["status"] == ("pass" if expected == "on" else "fail")
     if expected == "off":
@@ -119,21 +147,40 @@ def test_probe_says_on_and_off_and_persists_nothing(request, which, expected):
 
 def test_no_probe_and_no_metrics_falls_back_to_the_default(cluster_gates_off):
     grant(cluster_gates_off, "prober", READ_RULES + PROBE_RULES)
-    doc, _ = verify(cluster_gates_off, "--as", "prober", "--no-probe", "--path", "extended")
+    not_openshift(cluster_gates_off)
+    doc, checks = verify(cluster_gates_off, "--as", "prober", "--no-probe", "--path", "extended")
     g = gate(doc, "DRAExtendedResource")
-    # Nothing else could tell: the upstream default of 1.36 (on) - which this server overrides.
-    assert (g["state"], g["learnedFrom"]) == ("on", "default") and "Kubernetes 1.36" in g["detail"]
     assert doc["probes"] == []
+    default = kube_versions.default_on(cluster_gates_off.kube_version, "DRAExtendedResource")
+    if g["learnedFrom"] == "objects":
+        # A DeviceClass another test wrote with extendedResourceName, which this server dropped: the
+        # gate was off then (the one thing besides the default that tells it here).
+        assert g["state"] == "off" and "which the API server dropped" in g["detail"], g
+        assert checks["gate-DRAExtendedResource"]["status"] == "fail"
+        return
+    # Nothing else could tell: the upstream default of the server's minor (on in 1.36, which this
+    # server overrides; off in 1.34 and 1.35, which it keeps), said as a default, never as a fact.
+    assert (g["state"], g["learnedFrom"]) == ("on" if default else "off", "default")
+    assert f"by default in Kubernetes 1.{minor(cluster_gates_off)} (server {cluster_gates_off.kube_version})" \
+        in g["detail"]
+    check = checks["gate-DRAExtendedResource"]
+    assert check["status"] == ("pass" if default else "warn")
+    if not default:
+        assert check["message"].startswith("DRAExtendedResource is probably off (upstream default: alpha, off")
 
 
 def test_probe_forbidden_is_unknown_not_a_failure(cluster_gates_on):
+    not_openshift(cluster_gates_on)
     grant(cluster_gates_on, "no-create", READ_RULES)
     doc, checks = verify(cluster_gates_on, "--as", "no-create", "--path", "partitionable")
     probe = next(e for e in gate(doc, "DRAPartitionableDevices")["evidence"] if e["method"] == "probe")
     assert probe["enabled"] is None and "no permission to dry-run create resourceslices" in probe["detail"]
-    # Then weaker evidence: slices other tests left with counters, else the 1.36 default.
-    assert gate(doc, "DRAPartitionableDevices")["learnedFrom"] in ("objects", "default")
-    assert checks["gate-DRAPartitionableDevices"]["status"] == "pass"
+    # Then weaker evidence: slices other tests left with counters, else the server minor's default.
+    learned = gate(doc, "DRAPartitionableDevices")["learnedFrom"]
+    assert learned in ("objects", "default")
+    default = kube_versions.default_on(cluster_gates_on.kube_version, "DRAPartitionableDevices")
+    # a default that says off is "probably off", a warning: this server has the gate on
+    assert checks["gate-DRAPartitionableDevices"]["status"] == ("pass" if learned == "objects" or default else "warn")
 
 
 # ---- users -----------------------------------------------------------------------------------
@@ -283,6 +330,14 @@ def test_featuregate_status_and_techpreview_detection_gap(fresh):
         assert "spec.customNoUpgrade.enabled" in gap["message"]
         assert "cannot be changed" in gap["fix"]
         assert checks["gate-DRAPartitionableDevices"]["status"] == "pass"
+        # which FeatureSet turns each path gate on in this release (4.22): TechPreviewNoUpgrade does
+        # DRAPartitionableDevices, only CustomNoUpgrade DRAExtendedResource
+        assert checks["gate-DRAPartitionableDevices"]["message"].endswith(
+            "; in OpenShift 4.22 featureSet TechPreviewNoUpgrade or featureSet DevPreviewNoUpgrade, or featureSet "
+            "CustomNoUpgrade with DRAPartitionableDevices in spec.customNoUpgrade.enabled turns it on")
+        assert checks["gate-DRAExtendedResource"]["featureSets"] == (
+            "in OpenShift 4.22 only featureSet CustomNoUpgrade with DRAExtendedResource in "
+            "spec.customNoUpgrade.enabled turns it on")
     finally:
         restore_featuregate(cluster)
 
@@ -318,6 +373,8 @@ def test_openshift_release_against_each_path(fresh):
         # A gate of a path not checked: its state as info, from the FeatureGate status.
         line = claims["gate-DRAPartitionableDevices"]
         assert (line["status"], line["state"], line["learnedFrom"]) == ("info", "on", "featuregate-status")
+        assert "; in OpenShift 4.21 only featureSet CustomNoUpgrade with DRAPartitionableDevices in " \
+               "spec.customNoUpgrade.enabled turns it on" in line["message"]
         text = run_plugin(cluster, "verify")
         assert text.stdout.count("Technology Preview") == 1
         assert text.stdout.rstrip().splitlines()[-1].startswith("info: Kueue's DRA quota management is a Technology")
@@ -337,17 +394,24 @@ def test_openshift_release_against_each_path(fresh):
 
 
 def test_kubernetes_version_and_every_gate_from_metrics(cluster_gates_on):
+    not_openshift(cluster_gates_on)
     doc, checks = verify(cluster_gates_on, "--path", "claims")
     platform = checks["platform-version"]
     assert platform["status"] == "pass"
-    assert platform["message"].startswith("Kubernetes 1.36 (server v1.36.3): claims needs 1.34 or later")
+    server = cluster_gates_on.kube_version
+    assert platform["message"].startswith(f"Kubernetes 1.{minor(cluster_gates_on)} (server {server}): "
+                                          "claims needs 1.34 or later")
     assert doc["notes"] == []  # not OpenShift (its CRDs are installed, but there is no ClusterVersion)
-    # /metrics names every DRA gate of this kube-apiserver: each one is an info line with its state.
+    # /metrics names every DRA gate of this kube-apiserver: each one is an info line with the state
+    # the server says, learned from /metrics (1.34 and 1.35 have fewer DRA gates than 1.36)
     lines = {c["gate"]: c for c in checks.values() if c["status"] == "info" and c.get("gate")}
-    for name in ("DRAPartitionableDevices", "DRAExtendedResource", "DRAAdminAccess", "DRAPrioritizedList",
-                 "DRADeviceTaints", "DRAListTypeAttributes"):
-        assert lines[name]["learnedFrom"] == "metrics", lines[name]
-    assert lines["DRAAdminAccess"]["state"] == "on" and lines["DRAListTypeAttributes"]["state"] == "off"
+    said = server_gates(cluster_gates_on)
+    assert {"DRAAdminAccess", "DRAPrioritizedList", "DRADeviceTaints"} <= set(said)
+    for name, (_, enabled) in said.items():
+        if name == "DynamicResourceAllocation":
+            continue  # dra-api says it
+        assert (lines[name]["learnedFrom"], lines[name]["state"]) == ("metrics", "on" if enabled else "off"), name
+    assert ("DRAListTypeAttributes" in said) is (minor(cluster_gates_on) >= 36)
     assert lines["DRAPartitionableDevices"]["message"].endswith("the partitionable path needs it and is not checked here")
     assert "gate-others" not in checks
     assert "dra-api" in checks and "gate-DynamicResourceAllocation" not in checks  # dra-api says it

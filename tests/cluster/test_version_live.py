@@ -9,6 +9,9 @@ import pytest
 from testenv.binaries import controlplane
 from testenv.harness import run_plugin
 
+# every version: KUEUE_DRA_KUBE_VERSION selects the kube-apiserver (scripts/test runs them all)
+pytestmark = pytest.mark.versions
+
 IMAGE = "registry.k8s.io/kueue/kueue:v0.15.2"
 
 

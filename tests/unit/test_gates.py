@@ -4,7 +4,7 @@ the OpenShift operator's detection gap, and the dry-run probe (with a fake clien
 import pytest
 
 from kubectl_kueue_dra import gates as g
-from kubectl_kueue_dra.commands.verify.probes import dry_run_probe, read_feature_metrics
+from kubectl_kueue_dra.commands.probes import dry_run_probe, read_feature_metrics
 from kubectl_kueue_dra.kube import errors
 
 # Lines as a real kube-apiserver v1.36.3 serves them (gates-off test server), plus noise.

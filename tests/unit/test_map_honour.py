@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from kubectl_kueue_dra import gates as g
 from kubectl_kueue_dra.cli import main
+from kubectl_kueue_dra.findings import codes as F
 from kubectl_kueue_dra.commands.map.honour import ClusterFacts, Refused, Wanted, judge
 from kubectl_kueue_dra.kueue.config.mappings import Source
 from kubectl_kueue_dra.kube.snapshot import load_objects
@@ -141,3 +143,48 @@ def test_judging_the_list_as_read_is_pure():
         judge(Wanted(name="g", classes=("c",), sources=()), before, facts)
     assert before == snapshot
     assert judge(Wanted(name="g", classes=("a", "b", "c"), sources=()), before, facts) == []
+
+
+# ---- the Kubernetes gate a source charges the fields of ------------------------------------------
+COUNTER = Source("counter", "memory", "gpu.nvidia.com", SEL)
+CLASSES = [{"metadata": {"name": "mig.nvidia.com"}}]
+SLICES = [{"metadata": {"name": "s"}, "spec": {"driver": "gpu.nvidia.com", "nodeName": "n",
+                                               "pool": {"name": "n", "generation": 1, "resourceSliceCount": 1},
+                                               "devices": [{"name": "m", "consumesCounters": [
+                                                   {"counterSet": "cs", "counters": {"memory": {"value": "1Gi"}}}]}]}}]
+
+
+def gate_facts(state: str, learned_from: str | None, detail: str = "d") -> ClusterFacts:
+    return ClusterFacts(device_classes=CLASSES, device_classes_unknown=None, slices=SLICES, slices_unknown=None,
+                        gates={g.DRA_PARTITIONABLE: g.GateState(g.DRA_PARTITIONABLE, state, learned_from, detail)},
+                        how_on={g.DRA_PARTITIONABLE: "in OpenShift 4.22 featureSet TechPreviewNoUpgrade … turns it on"})
+
+
+def test_a_counter_source_while_the_server_drops_counters_is_refused():
+    wanted = Wanted(name="gpu.memory", classes=("mig.nvidia.com",), sources=(COUNTER,))
+    with pytest.raises(Refused) as e:
+        judge(wanted, [], gate_facts("off", "metrics", 'kubernetes_feature_enabled{name="DRAPartitionableDevices"} 0'))
+    [v] = [v for v in e.value.violations if v.rule is F.GateOffForPath]
+    assert v.message.startswith("DRAPartitionableDevices is off (kube-apiserver /metrics: kubernetes_feature_enabled")
+    assert "drops consumesCounters from every ResourceSlice" in v.message
+    assert v.fix.startswith("turn DRAPartitionableDevices on first (in OpenShift 4.22 featureSet TechPreviewNoUpgrade")
+    assert "--allow-gate-off" in v.fix
+    # --allow-gate-off: the same, as a warning
+    [w] = judge(Wanted(name="gpu.memory", classes=("mig.nvidia.com",), sources=(COUNTER,), allow_gate_off=True),
+                [], gate_facts("off", "metrics"))
+    assert (w.rule, w.severity) == (F.GateOffForPath, "warning")
+
+
+def test_a_gate_only_the_default_says_off_or_none_can_tell_is_a_warning():
+    wanted = Wanted(name="gpu.memory", classes=("mig.nvidia.com",), sources=(COUNTER,))
+    [w] = judge(wanted, [], gate_facts("off", "default", "alpha, off by default in Kubernetes 1.35"))
+    assert w.severity == "warning" and w.message.startswith("DRAPartitionableDevices is probably off (upstream default")
+    [u] = judge(wanted, [], gate_facts("unknown", None, "an offline snapshot: /metrics needs a live server"))
+    assert u.severity == "warning" and "whether DRAPartitionableDevices is on is unknown (an offline snapshot" in u.message
+    assert u.fix.startswith("let the plugin read /metrics")
+    assert judge(wanted, [], gate_facts("on", "metrics")) == []
+    # a source the mapping already had is not judged again
+    before = [{"name": "gpu.memory", "deviceClassNames": ["mig.nvidia.com"],
+               "sources": [{"counter": {"name": "memory", "driver": "gpu.nvidia.com",
+                                        "deviceSelector": {"cel": {"expression": SEL}}}}]}]
+    assert judge(wanted, before, gate_facts("off", "metrics")) == []

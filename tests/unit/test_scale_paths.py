@@ -218,14 +218,19 @@ def test_compactor_keeps_values_and_shares_parts():
     slices = cluster() + copy.deepcopy(cluster())
     for s in slices:
         s["metadata"]["managedFields"] = [{"manager": "m", "operation": "Update", "time": "t",
-                                           "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {}}}]
+                                           "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {
+                                               "f:driver": {}, "f:sharedCounters": {},
+                                               "f:pool": {"f:name": {}, "f:generation": {}}}}}]
     want = copy.deepcopy(slices)
     compact = SliceCompactor()
     for s in slices:
         assert compact(s) is s
     for s, w in zip(slices, want):
-        w["metadata"]["managedFields"][0].pop("fieldsV1")
+        # the ownership tree keeps the top-level spec fields only (what tells a dropped field)
+        w["metadata"]["managedFields"][0]["fieldsV1"] = {"f:spec": {"f:driver": {}, "f:sharedCounters": {},
+                                                                    "f:pool": {}}}
         assert s == w
+    assert slices[0]["metadata"]["managedFields"][0]["fieldsV1"] is slices[6]["metadata"]["managedFields"][0]["fieldsV1"]
     a, b = slices[0]["spec"]["devices"][2], slices[6]["spec"]["devices"][2]  # same device, other copy
     assert a["capacity"] is b["capacity"] and a["consumesCounters"] is b["consumesCounters"]
     assert a["attributes"]["type"] is b["attributes"]["type"]

@@ -3,7 +3,8 @@
 
 This is the documented ``oc patch deviceclass …`` step, done as a read-modify-write with the
 ``resourceVersion`` precondition. An API server with the ``DRAExtendedResource`` feature gate off
-accepts the request and silently drops the field; the answer is read back to catch exactly that.
+accepts the request and silently drops the field; the answer is read back to catch exactly that
+(the same fact ``classes`` tells of any class, ``commands/dropped``: GatedFieldDropped).
 """
 
 from __future__ import annotations
@@ -12,12 +13,15 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
+from ... import gates as g
 from ...errors import UsageError, UserError
 from ...findings import codes as F
+from ...k8s.written import Written
 from ...kube.view import ClusterView
+from ...kueue.install.platform import read_cluster_version
+from ..dropped import Dropped, finding
 
 FIELD = "extendedResourceName"
-GATE_FIX = F.ExtendedResourceFieldDropped.fix_text()
 
 
 def _value(obj: dict[str, Any]) -> str | None:
@@ -132,8 +136,14 @@ def set_extended_resource(view: ClusterView, req: ExtendedResourceRequest
         summary = f"DeviceClass {device_class}: {what}{suffix}."
     problem = (f"the API server accepted the update of DeviceClass {device_class} but dropped "
                f"spec.{FIELD}: its DRAExtendedResource feature gate is off")
+    fix = None
     if dropped:
-        findings.insert(0, F.ExtendedResourceFieldDropped.make(problem))
+        lost = Dropped(kind="DeviceClass", name=device_class, gate=g.DRA_EXTENDED,
+                       written=Written(path=("spec", FIELD), managers=("this update",), values=(name,)))
+        cv = read_cluster_version(view)
+        said = finding(lost, severity="error", openshift=cv.openshift, openshift_release=g.release_of(cv.version))
+        findings.insert(0, said)
+        fix = said["fix"]
     document = {
         "deviceClass": {"name": device_class},
         "requested": None if clear else name,
@@ -147,4 +157,4 @@ def set_extended_resource(view: ClusterView, req: ExtendedResourceRequest
                              f"DeviceClass {device_class}") if result.changed else "",
         "findings": findings,
     }
-    return document, UserError(problem, GATE_FIX) if dropped else None
+    return document, UserError(problem, fix) if dropped else None

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ... import gates as g
 from ...dra.devices import Pool, group_pools
 from ...errors import UserError
 from ...findings import config_findings
@@ -18,6 +19,9 @@ from ...kueue.config.load import KueueConfig, load_kueue_config
 from ...kueue.config.mappings import Mapping
 from ...kueue.install.command import cli_of
 from ...kueue.install.model import KueueInstallation, installation_of
+from ...kueue.install.platform import read_cluster_version
+from ..dropped import Dropped, dropped_evidence, dropped_fields, finding, of_kind, together
+from ..probes import gate_states_now
 
 Obj = dict[str, Any]
 
@@ -32,6 +36,9 @@ class ClassesFacts:
     cli: str  # oc or kubectl, for the fixes
     findings: list[dict[str, Any]] = field(default_factory=list)  # about Kueue's configuration
     uncharged: Uncharged | None = None  # the classes report only
+    #: gated fields written for the DeviceClasses and ResourceSlices and not stored, each with its
+    #: finding (the gate's state now, the fix for the platform)
+    dropped: list[tuple[Dropped, dict[str, Any]]] = field(default_factory=list)
     selected: set[str] | None = None  # the classes -l/--field-selector chose; None: every class
 
     @property
@@ -63,4 +70,17 @@ def gather(view: ClusterView, kueue_namespace: str | None, *, uncharged: bool, s
         facts.selected = {dc["metadata"]["name"] for dc in chosen}
     if uncharged:
         facts.uncharged = read_uncharged(view, device_classes, facts.mappings)
+    facts.dropped = _dropped(view, device_classes, slices, facts.cli)
     return facts
+
+
+def _dropped(view: ClusterView, device_classes: list[Obj], slices: list[Obj] | None,
+             cli: str) -> list[tuple[Dropped, dict[str, Any]]]:
+    """The dropped fields, and (only when there are some) the state of their gates now."""
+    dropped = dropped_fields(of_kind(device_classes, "DeviceClass") + of_kind(slices, "ResourceSlice"))
+    if not dropped:
+        return []
+    now = gate_states_now(view, {d.gate for d in dropped}, dropped=dropped_evidence(dropped))
+    openshift = cli == "oc"
+    release = g.release_of(read_cluster_version(view).version) if openshift else None
+    return [(d, finding(d, now=now[d.gate], openshift=openshift, openshift_release=release)) for d in together(dropped)]

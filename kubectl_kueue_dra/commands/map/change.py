@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ... import gates as g
 from ...errors import UsageError, UserError
 from ...findings import codes as F
 from ...k8s.objects import object_text, unified_diff
@@ -22,9 +23,13 @@ from ...kueue.config.mapping_edits import current_mappings, remove_mapping, set_
 from ...kueue.config.mapping_rules import Violation, new_violations, validate
 from ...kueue.config.mappings import Source, parse_mappings
 from ...kueue.install import flags
+from ...kueue.install.command import cli_of, document_for_cli
+from ...kueue.install.fix_rights import with_rights
+from ...kueue.install.platform import read_cluster_version
 from ...kueue.install.rollout import next_steps
 from ...kueue.install.target import TargetFacts
-from .honour import ClusterFacts, Wanted, judge
+from ..probes import gate_states_now
+from .honour import ClusterFacts, Wanted, judge, needed_gates
 from .target import find_target, target_facts
 
 Edit = Callable[[list[Any], str], list[Any]]  # (current raw list, dialect) -> new raw list
@@ -59,6 +64,8 @@ class ChangeRequest:
     allow_missing_class: bool = False
     #: set: replacing the mapping may drop classes or its source
     replace: bool = False
+    #: set: a source whose Kubernetes gate is off on the API server (it is turned on later)
+    allow_gate_off: bool = False
     sources: list[Source] = field(default_factory=list)  # set by validate()
     timeout_seconds: float = 300.0  # set by validate()
 
@@ -70,8 +77,8 @@ class ChangeRequest:
         self.sources = _sources(self.counter, self.capacity, self.driver, self.selector)
         if self.action == "remove" and self.sources:
             raise UsageError("map remove takes no source flags")
-        if self.action == "remove" and (self.allow_missing_class or self.replace):
-            raise UsageError("--allow-missing-class and --replace are flags of map set")
+        if self.action == "remove" and (self.allow_missing_class or self.replace or self.allow_gate_off):
+            raise UsageError("--allow-missing-class, --allow-gate-off and --replace are flags of map set")
         flags.kueue_namespace(self.kueue_namespace)
         flags.kueue_version(self.kueue_version)
         self.timeout_seconds = flags.duration(self.timeout, "--timeout", 300.0)
@@ -195,17 +202,33 @@ def _run(view: ClusterView, config: KueueConfig, modify: Callable[[dict[str, Any
                              clock=writer.clock)
 
 
-def _judge(view: ClusterView, req: ChangeRequest) -> Callable[[list[Any]], list[Violation]]:
+def _judge(view: ClusterView, req: ChangeRequest,
+           config: KueueConfig) -> Callable[[list[Any]], list[Violation]]:
     """What the cluster would not honour in the change (``honour``), against the list as read."""
     if req.action != "set":
         return lambda raw: []
     wanted = Wanted(name=req.mapping, classes=tuple(req.device_classes), sources=tuple(req.sources),
-                    allow_missing_class=req.allow_missing_class, replace=req.replace)
+                    allow_missing_class=req.allow_missing_class, replace=req.replace,
+                    allow_gate_off=req.allow_gate_off)
     classes, classes_unknown = _read(view, "DeviceClass", needed=not req.allow_missing_class)
     slices, slices_unknown = _read(view, "ResourceSlice", needed=bool(req.sources))
+    gates = needed_gates(req.sources)
+    states = gate_states_now(view, gates, probe=True) if gates else {}
     facts = ClusterFacts(device_classes=classes, device_classes_unknown=classes_unknown, slices=slices,
-                         slices_unknown=slices_unknown)
+                         slices_unknown=slices_unknown, gates=states, how_on=_how_on(view, config, gates))
     return lambda raw: judge(wanted, raw, facts)
+
+
+def _how_on(view: ClusterView, config: KueueConfig, gates: list[str]) -> dict[str, str]:
+    """How each gate is turned on where this Kueue runs: the FeatureGate on OpenShift (the operator's
+    Kueue CR), else the components' flag."""
+    if config.kind != "Kueue":
+        return {gate: "kube-apiserver, kube-controller-manager, kube-scheduler and every kubelet: "
+                      f"--feature-gates={gate}=true" for gate in gates}
+    release = g.release_of(read_cluster_version(view).version)
+    return {gate: g.enabling_feature_sets(gate, release) or ("OpenShift: FeatureGate cluster, featureSet "
+                                                              f"CustomNoUpgrade with {gate} in spec.customNoUpgrade."
+                                                              "enabled") for gate in gates}
 
 
 def _read(view: ClusterView, kind: str, needed: bool) -> tuple[list[dict[str, Any]] | None, str | None]:
@@ -230,7 +253,7 @@ def apply_change(view: ClusterView, req: ChangeRequest) -> tuple[dict[str, Any],
     config = find_target(view, req.kueue_namespace)
     facts = target_facts(view, config, req.kueue_version)
     seen = _Attempt()
-    result = _run(view, config, _modifier(config, facts, req.edit, seen, _judge(view, req)), req)
+    result = _run(view, config, _modifier(config, facts, req.edit, seen, _judge(view, req, config)), req)
     written = result.sent and req.dry_run == "none"
     findings = _warnings(seen, facts) if result.changed else []
     after_raw = seen.after_raw if result.changed else seen.before_raw
@@ -261,6 +284,6 @@ def apply_change(view: ClusterView, req: ChangeRequest) -> tuple[dict[str, Any],
             late_error = e
             doc["findings"].append(F.RolloutNotComplete.make(e.message, variant="" if e.hint else "no-hint",
                                                              hint=e.hint))
-    return doc, late_error
+    return with_rights(document_for_cli(doc, cli_of(view, config)), view, config), late_error
 
 

@@ -9,7 +9,12 @@ configuration itself (``kueue/config/mapping_rules``):
   or the plugin may not read them) there is nothing to judge by, and that is a warning;
 * a replacement that drops DeviceClasses or the source of an existing mapping (the dropped classes
   are no longer charged; without its source the mapping charges whole devices instead of counters)
-  — refused unless ``--replace``, saying what would be dropped.
+  — refused unless ``--replace``, saying what would be dropped;
+* a counter (capacity) source while the API server's DRAPartitionableDevices (DRAConsumableCapacity)
+  gate is off: the server drops ``consumesCounters`` (the capacity fields) from every slice, so the
+  path has nothing to charge — refused when a live method says off (/metrics, the FeatureGate
+  status, a dry-run probe, a field it dropped), a warning when only the default of the server's
+  minor says it or nothing could tell; ``--allow-gate-off`` makes the refusal a warning.
 
 Only what the change introduces is judged: a class already in the mapping, or a source it already
 had, is not refused again. Pure: the objects read (None: could not be read) in, violations out.
@@ -18,9 +23,10 @@ had, is not refused again. Pure: the objects read (None: could not be read) in, 
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from ... import gates as g
 from ...dra.published import published
 from ...errors import UserError
 from ...findings import codes as F
@@ -47,6 +53,9 @@ class ClusterFacts:
     device_classes_unknown: str | None
     slices: list[dict[str, Any]] | None
     slices_unknown: str | None
+    #: the Kubernetes gates the added sources need, their state now (``commands/probes``)
+    gates: dict[str, g.GateState] = field(default_factory=dict)
+    how_on: dict[str, str] = field(default_factory=dict)  # gate → how it is turned on here (the fix)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -58,6 +67,7 @@ class Wanted:
     sources: tuple[Source, ...]
     allow_missing_class: bool = False
     replace: bool = False
+    allow_gate_off: bool = False
 
 
 def _command(w: Wanted, classes: list[str], sources: tuple[Source, ...]) -> str:
@@ -139,17 +149,51 @@ def _unpublished(w: Wanted, old: Mapping | None, facts: ClusterFacts) -> tuple[l
                 f"no ResourceSlice of driver {s.driver} publishes {s.type} {s.name} in {where_published} "
                 f"(it publishes: {', '.join(shown[:12]) or 'none'}{more}): Kueue would fail every workload charged "
                 "through it",
-                variant="map", fix_args={"example": (close or names or ["<name>"])[0]}))
+                variant="map" if names else "map-none", fix_args={"example": (close or names)[0]} if names else {}))
+    return refused, warned
+
+
+#: the Kubernetes gate whose fields a source type charges
+SOURCE_GATES = {"counter": g.DRA_PARTITIONABLE, "capacity": g.DRA_CONSUMABLE}
+
+
+def needed_gates(sources: tuple[Source, ...] | list[Source]) -> list[str]:
+    return list(dict.fromkeys(SOURCE_GATES[s.type] for s in sources if s.type in SOURCE_GATES))
+
+
+def _gates_off(w: Wanted, old: Mapping | None, facts: ClusterFacts) -> tuple[list[Violation], list[Violation]]:
+    refused: list[Violation] = []
+    warned: list[Violation] = []
+    where = f"mapping {w.name}"
+    added = [s for s in w.sources if old is None or s not in old.sources]
+    for gate in needed_gates(added):
+        state = facts.gates.get(gate)
+        if state is None or state.on:
+            continue
+        what = "consumesCounters" if gate == g.DRA_PARTITIONABLE else "the consumable-capacity fields"
+        args = {"gate": gate, "how": facts.how_on.get(gate) or f"--feature-gates={gate}=true"}
+        if state.state == g.UNKNOWN:
+            warned.append(Violation(F.GateOffForPath, where, f"whether {gate} is on is unknown ({state.detail}); "
+                                    f"while it is off the API server drops {what} from every ResourceSlice",
+                                    "warning", variant="unknown"))
+            continue
+        probably = state.learned_from == "default"
+        message = (f"{gate} is {'probably ' if probably else ''}off ({state.how()}): the API server drops {what} "
+                   "from every ResourceSlice, so this source has nothing to charge")
+        soft = probably or w.allow_gate_off
+        (warned if soft else refused).append(Violation(F.GateOffForPath, where, message,
+                                                       "warning" if soft else "error", fix_args=args))
     return refused, warned
 
 
 def judge(w: Wanted, before_raw: list[Any], facts: ClusterFacts) -> list[Violation]:
     """The warnings of a change to ``before_raw`` (the mapping list as read); raises Refused."""
     old = next((m for m in parse_mappings(before_raw) if m.name == w.name), None)
-    refused = [] if old is None or w.replace else _dropped(w, old)
+    gates_off, warned0 = _gates_off(w, old, facts)
+    refused = gates_off + ([] if old is None or w.replace else _dropped(w, old))
     missing, warned = _missing_classes(w, old, facts)
     unpublished, warned2 = _unpublished(w, old, facts)
     refused += missing + unpublished
     if refused:
         raise Refused(refused)
-    return warned + warned2
+    return warned0 + warned + warned2

@@ -19,6 +19,7 @@ from ...dra.device_classes import class_selectors, extended_resource_winners
 from ...dra.devices import Pool, ShapeIndex, group_pools
 from ...k8s.shape import Malformed
 from ...kube import errors
+from ..dropped import Dropped, dropped_evidence, dropped_fields, of_kind
 from ...kube.view import ClusterView, LiveView
 from ...kueue.charge.unaccounted import Uncharged, read_uncharged
 from ...kueue.config.load import KueueConfig, load_kueue_config
@@ -28,7 +29,7 @@ from ...kueue.install.model import KueueInstallation, installation_of
 from ...kueue.install.platform import read_cluster_version
 from ...kueue.queues.cluster_queue import cluster_queue_of, covered_resources
 from .model import CLAIMS, EXTENDED, PARTITIONABLE
-from .supply import CounterSupply, counter_supply
+from ...kueue.queues.supply import CounterSupply, counter_supply
 
 Obj = dict[str, Any]
 OFFLINE = "offline snapshot"
@@ -78,6 +79,7 @@ class Facts:
     cluster_version_problem: str | None = None  # why the OpenShift version is unknown
     uncharged: Uncharged | None = None  # devices allocated outside Kueue's accounting (None: claims unread)
     kueue_operator_served: bool = False  # the OpenShift operator's API (kueues.kueue.openshift.io) is served
+    dropped: list[Dropped] = field(default_factory=list)  # gated fields written but not stored
     _supplies: dict[Source, CounterSupply] = field(default_factory=dict, repr=False)
 
     # -- convenience -----------------------------------------------------------------------
@@ -231,6 +233,9 @@ def gather(view: ClusterView, kueue_namespace: str | None = None, probe: bool = 
 
     inp = g.KubernetesInputs(feature_gate=feature_gate, device_classes=lists["DeviceClass"],
                              slices=lists["ResourceSlice"])
+    dropped = dropped_fields(of_kind(lists["DeviceClass"], "DeviceClass") + of_kind(lists["ResourceSlice"],
+                                                                                   "ResourceSlice"))
+    inp.dropped = dropped_evidence(dropped)
     inp.openshift_version = g.openshift_version(cluster_version)
     server_version = None
     if view.live:
@@ -251,7 +256,7 @@ def gather(view: ClusterView, kueue_namespace: str | None = None, probe: bool = 
 
     probed: list[str] = []
     if isinstance(view, LiveView):
-        from .probes import dry_run_probe, read_feature_metrics
+        from ..probes import dry_run_probe, read_feature_metrics
 
         inp.metrics, inp.metrics_problem = read_feature_metrics(view.client)
         for gate in (g.DRA_EXTENDED, g.DRA_PARTITIONABLE, g.DRA_CONSUMABLE):
@@ -287,7 +292,7 @@ def gather(view: ClusterView, kueue_namespace: str | None = None, probe: bool = 
                  cluster_version=cluster_version, kueue_cr=kueue_cr, server_version=server_version,
                  k8s_inputs=inp, k8s_gates=k8s_gates, kueue_gates=kueue_gates, probed=probed,
                  forbidden=list(view.unreadable), config_changed=changed, pods=pods, malformed=view.malformed,
-                 cluster_version_problem=cluster_version_problem, uncharged=uncharged,
+                 cluster_version_problem=cluster_version_problem, uncharged=uncharged, dropped=dropped,
                  kueue_operator_served=view.live and view.serves("Kueue"))
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ... import gates as g
 from .facts import Facts
+from .kubernetes import openshift_note
 from .kueue import _unknown
 from .model import EXTENDED, INFO, PARTITIONABLE, SKIP, Check
 
@@ -34,6 +35,7 @@ def _line(f: Facts, state: g.GateState) -> str:
         text = f"{state.name}: unknown (nothing could tell: {tried or 'no source'}; -o json has each reason)"
     else:
         text = f"{state.name} is {state.state} ({state.how()})"
+    text += openshift_note(f, state.name)
     path = GATE_PATH.get(state.name)
     why = _paths_unknown(f) if path else None
     if path and why:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ... import gates as g
+from ..dropped import finding
 from . import fixes
 from .facts import Facts
 from .model import EXTENDED, FAIL, PARTITIONABLE, PASS, SKIP, WARN
@@ -42,9 +43,21 @@ def dra_api(f: Facts) -> Result:
     return Result(WARN, f"{g.DRA}: {state.state} ({state.how()})", extra=_extra(state))
 
 
+def openshift_note(f: Facts, gate: str) -> str:
+    """On OpenShift, which FeatureSet of FeatureGate cluster turns ``gate`` on in its release
+    (``; in OpenShift 4.22 featureSet TechPreviewNoUpgrade …``); empty elsewhere or when unknown."""
+    if not f.openshift:
+        return ""
+    said = g.enabling_feature_sets(gate, g.release_of(f.openshift_version))
+    return f"; {said}" if said else ""
+
+
 def _gate(f: Facts, gate: str) -> Result:
     state = f.k8s_gates[gate]
     extra = _extra(state)
+    note = openshift_note(f, gate)
+    if note:
+        extra["featureSets"] = note[2:]
     if state.state == g.UNKNOWN:
         if not f.live:
             return Result(SKIP, f"{gate}: cannot tell from a snapshot ({state.detail})", extra=extra)
@@ -53,13 +66,13 @@ def _gate(f: Facts, gate: str) -> Result:
                       "deploy/rbac/reader-clusterrole.yaml)", extra)
     if state.on:
         if state.conflict:
-            return Result(WARN, f"{gate} is on ({state.how()}), but {state.conflict}", extra=extra)
-        return Result(PASS, f"{gate} is on ({state.how()})", extra=extra)
+            return Result(WARN, f"{gate} is on ({state.how()}), but {state.conflict}{note}", extra=extra)
+        return Result(PASS, f"{gate} is on ({state.how()}){note}", extra=extra)
     fix = fixes.enable_kubernetes_gate(f, gate)
     if state.learned_from == "default":
-        return Result(WARN, f"{gate} is probably off ({state.how()}; nothing else could tell): {WHY[gate]}",
+        return Result(WARN, f"{gate} is probably off ({state.how()}; nothing else could tell): {WHY[gate]}{note}",
                       fix, extra)
-    return Result(FAIL, f"{gate} is off ({state.how()}): {WHY[gate]}", fix, extra)
+    return Result(FAIL, f"{gate} is off ({state.how()}): {WHY[gate]}{note}", fix, extra)
 
 
 @check("gate-DRAExtendedResource", "gates", paths=(EXTENDED,))
@@ -114,6 +127,18 @@ def operator_detection(f: Facts) -> Result:
     else:
         fix = fixes.enable_kubernetes_gate(f, fix_gate)
     return Result(WARN, "; ".join(parts), fix, {"gaps": [gap.gate for gap in gaps]})
+
+
+@check("dropped-fields", "gates", applies=lambda f: bool(f.dropped))
+def dropped_fields(f: Facts) -> Result:
+    """Objects written with a gated field the API server did not store: what the gate's state was
+    when they were written, whatever it is now; they must be written again."""
+    shown = "; ".join(d.message(f.k8s_gates.get(d.gate)) for d in f.dropped[:3])
+    more = f" (and {len(f.dropped) - 3} more)" if len(f.dropped) > 3 else ""
+    first = finding(f.dropped[0], now=f.k8s_gates.get(f.dropped[0].gate), openshift=f.openshift,
+                    openshift_release=g.release_of(f.openshift_version))
+    return Result(WARN, f"{len(f.dropped)} field(s) written but not stored: {shown}{more}", first["fix"],
+                  {"dropped": [d.to_json() for d in f.dropped], "code": first["code"]})
 
 
 @check("malformed-objects", "devices", applies=lambda f: bool(f.malformed))
