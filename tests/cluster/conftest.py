@@ -10,6 +10,8 @@ Fixtures (all session scoped):
   lifecycle          a Lifecycle: an API server with kube-controller-manager, kube-scheduler and
                      KWOK (started only by the tests that ask for it)
   lifecycle_kueue    the real Kueue (v0.19.2) running against the lifecycle cluster
+  start_visible_kueue  a function (request, bin_dir, name) that starts an API server of the
+                     module's own with the default Kueue and its visibility API
 
 Outside CI (CI unset or not "true") the tests are skipped when there is no
 `go` command; on CI a missing toolchain, a failed build or a failed start is
@@ -114,3 +116,22 @@ def lifecycle_kueue(request, lifecycle):
     runner = KueueRunner(lifecycle.cluster, binary, kueue_build.DEFAULT_VERSION)
     request.addfinalizer(runner.close)
     return runner
+
+
+def visible_kueue(request, bin_dir: Path, name: str):
+    """The default Kueue version with its visibility API served through the aggregation layer, on an API
+    server of its own (Kueue reconciles every queued Job it sees); the caller picks its setup."""
+    from testenv.binaries import kueue_build
+    from testenv.kueue_harness import KueueRunner
+
+    binary = _built("Kueue", kueue_build.build)
+    cluster = _start(request, name, bin_dir, GATES_ON)
+    runner = KueueRunner(cluster, binary, kueue_build.DEFAULT_VERSION, visibility=True)
+    request.addfinalizer(runner.close)
+    return runner
+
+
+@pytest.fixture(scope="session")
+def start_visible_kueue():
+    """``visible_kueue`` for module fixtures (they pass their own ``request``)."""
+    return visible_kueue

@@ -20,7 +20,6 @@ import time
 import pytest
 
 from testenv import visibility
-from testenv.binaries import kueue_build
 from testenv.builders import (
     cluster_queue,
     container,
@@ -35,8 +34,8 @@ from testenv.builders import (
     template,
     workload,
 )
-from testenv.harness import GATES_ON, Cluster, run_plugin
-from testenv.kueue_harness import KueueRunner, KueueSetup
+from testenv.harness import Cluster, run_plugin
+from testenv.kueue_harness import KueueSetup
 
 GPU = "gpu.example.com"
 MAPPINGS = [{"name": "example.com/gpu", "deviceClassNames": [GPU]}]
@@ -44,19 +43,10 @@ WAIT = float(os.environ.get("KUEUE_DRA_QUEUE_TRUTH_WAIT", "60"))
 
 
 @pytest.fixture(scope="module")
-def kueue(request, controlplane_bin):
-    try:
-        binary = kueue_build.build()
-    except kueue_build.controlplane.GoNotFound as e:
-        if os.environ.get("CI", "").lower() not in ("true", "1", "yes"):
-            pytest.skip(f"Kueue cannot be built: {e}")
-        pytest.fail(str(e), pytrace=False)
-    cluster = Cluster.start("queue-truth", controlplane_bin, GATES_ON)
-    request.addfinalizer(cluster.stop)
-    runner = KueueRunner(cluster, binary, kueue_build.DEFAULT_VERSION, visibility=True)
-    request.addfinalizer(runner.close)
+def kueue(request, controlplane_bin, start_visible_kueue):
+    runner = start_visible_kueue(request, controlplane_bin, "queue-truth")
     runner.ensure(KueueSetup.of(mappings=MAPPINGS))
-    cluster.apply(resource_flavor())
+    runner.cluster.apply(resource_flavor())
     return runner
 
 

@@ -11,33 +11,21 @@ pendingworkloads lists Kueue's Workload for it with its position.
 from __future__ import annotations
 
 import json
-import os
 import time
 
 import pytest
 
 from testenv import visibility
-from testenv.binaries import kueue_build
 from testenv.builders import cluster_queue, container, job, local_queue, pod_spec, resource_flavor
-from testenv.harness import GATES_ON, Cluster
-from testenv.kueue_harness import KueueRunner, KueueSetup
+from testenv.harness import Cluster
+from testenv.kueue_harness import KueueSetup
 
 CQ = "visibility-cq"
 
 
 @pytest.fixture(scope="module")
-def kueue(request, controlplane_bin):
-    try:
-        binary = kueue_build.build()
-    except kueue_build.controlplane.GoNotFound as e:
-        if os.environ.get("CI", "").lower() not in ("true", "1", "yes"):
-            pytest.skip(f"Kueue cannot be built: {e}")
-        pytest.fail(str(e), pytrace=False)
-    # its own API server: Kueue reconciles every queued Job it sees
-    cluster = Cluster.start("visibility", controlplane_bin, GATES_ON)
-    request.addfinalizer(cluster.stop)
-    runner = KueueRunner(cluster, binary, kueue_build.DEFAULT_VERSION, visibility=True)
-    request.addfinalizer(runner.close)
+def kueue(request, controlplane_bin, start_visible_kueue):
+    runner = start_visible_kueue(request, controlplane_bin, "visibility")
     runner.ensure(KueueSetup.of())
     return runner
 
