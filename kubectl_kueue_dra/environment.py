@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import IO
 
+from . import userdirs
+
 
 def _utc_now() -> datetime:
     return datetime.now(timezone.utc)
@@ -56,16 +58,7 @@ class Environment:
 
     def home(self) -> str:
         """The user's home directory: ``HOME`` (``USERPROFILE`` on Windows), else the account's."""
-        home = self.vars.get("USERPROFILE") if os.name == "nt" else None
-        home = home or self.vars.get("HOME")
-        if home:
-            return home
-        try:
-            import pwd
-
-            return pwd.getpwuid(os.getuid()).pw_dir
-        except (ImportError, KeyError, AttributeError):
-            return "."
+        return userdirs.home(self.vars)
 
     def expand_user(self, path: str) -> str:
         """``~`` and ``~/…`` with this run's home, ``~user/…`` with that account's."""
@@ -83,4 +76,4 @@ class Environment:
 
     def cache_home(self) -> str:
         """``$XDG_CACHE_HOME``, else ``~/.cache``."""
-        return self.vars.get("XDG_CACHE_HOME") or os.path.join(self.home(), ".cache")
+        return userdirs.cache_home(self.vars)

@@ -58,8 +58,12 @@ class Size:
     nodes: int
     workloads: int = 200
     teams: int = 10
+    #: every node of this GPU model ("a100", "h100"); None: even nodes H100, odd nodes A100
+    only: str | None = None
 
     def model(self, node: int) -> str:
+        if self.only is not None:
+            return self.only
         return "h100" if node % 2 == 0 else "a100"
 
     @property
@@ -403,6 +407,38 @@ def write_list(objects: Iterable[Obj], path: Path) -> int:
             f.write(json.dumps(obj, separators=(",", ":")))
             n += 1
         f.write("\n]}\n")
+    return n
+
+
+def kubectl_style(obj: Obj, k: int) -> Obj:
+    """``obj`` as ``kubectl get -o json`` prints an object the API server holds: apiVersion, kind,
+    metadata with what the server adds (uid, resourceVersion, generation; a ResourceSlice owned
+    by its Node), then the rest, in that order. ``k`` numbers the object (its uid)."""
+    meta = dict(obj.get("metadata") or {})
+    meta.setdefault("generation", 1)
+    if obj.get("kind") == "ResourceSlice" and (obj.get("spec") or {}).get("nodeName"):
+        node = obj["spec"]["nodeName"]
+        meta["ownerReferences"] = [{"apiVersion": "v1", "controller": True, "kind": "Node", "name": node,
+                                    "uid": f"10000000-0000-4000-8000-{int(node.rsplit('-', 1)[-1]):012d}"}]
+    meta["resourceVersion"] = str(100000 + k)
+    meta.setdefault("uid", f"20000000-0000-4000-8000-{k:012d}")
+    rest = {key: value for key, value in obj.items() if key not in ("apiVersion", "kind", "metadata")}
+    return {"apiVersion": obj["apiVersion"], "kind": obj["kind"], "metadata": dict(sorted(meta.items())), **rest}
+
+
+def write_kubectl_list(objects: Iterable[Obj], path: Path) -> int:
+    """Write one JSON List as ``kubectl get -o json`` prints it (4-space indentation, each item a
+    whole object beginning with its apiVersion, the List's keys in kubectl's order): what another
+    tool or a user hands the plugin, unlike the API server's compact lists. Streaming; returns
+    the number of items."""
+    n = 0
+    with open(path, "w", encoding="utf-8") as f:
+        f.write('{\n    "apiVersion": "v1",\n    "items": [')
+        for obj in objects:
+            f.write(",\n        " if n else "\n        ")
+            f.write(json.dumps(kubectl_style(obj, n), indent=4).replace("\n", "\n        "))
+            n += 1
+        f.write('\n    ],\n    "kind": "List",\n    "metadata": {\n        "resourceVersion": ""\n    }\n}\n')
     return n
 
 

@@ -5,6 +5,8 @@ from typing import Any
 
 import click
 
+from . import recall
+
 KUEUE_NAMESPACE_OPTION = click.option(
     "--kueue-namespace", metavar="NS", default=None,
     help="Namespace of upstream Kueue's controller (default: found from its Deployment, "
@@ -23,7 +25,9 @@ def _show_help(ctx: click.Context, param: click.Parameter, value: bool) -> None:
     """``--help`` as click prints it, on the run's stdout."""
     if not value or ctx.resilient_parsing:
         return
-    click.echo(ctx.get_help(), color=ctx.color, file=run_stdout(ctx))
+    text = ctx.get_help()
+    recall.printed(text + "\n")  # the frozen binary may answer this line again from its cache
+    click.echo(text, color=ctx.color, file=run_stdout(ctx))
     ctx.exit()
 
 

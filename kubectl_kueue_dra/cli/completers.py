@@ -11,6 +11,8 @@ from typing import Any
 
 import click
 
+from . import recall
+
 COMPLETION_TIMEOUT = 3.0  # seconds per request while the user waits at a TAB
 
 
@@ -32,6 +34,7 @@ def _view(ctx: click.Context) -> Any:
 
 def _quietly(fn: Callable[[click.Context, str], list[Any]]) -> Callable:
     def complete(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+        recall.asked_dynamic()  # its candidates come from outside: never answered from a cache
         try:
             return [c for c in fn(ctx, incomplete)
                     if str(getattr(c, "value", c)).startswith(incomplete)]

@@ -20,6 +20,7 @@ from typing import Any
 import click
 
 from ..environment import Environment
+from . import recall
 from .common import Command
 from .options import with_global_options
 
@@ -46,7 +47,9 @@ exec kubectl-kueue_dra __complete "$@"
 def completion_request(argv: list[str], env: Environment) -> int | None:
     """Answer a completion request and return the exit code, or None when this is none."""
     if argv and argv[0] in COBRA_REQUESTS:
-        env.stdout.write(cobra_complete(argv[1:], env, descriptions=argv[0] == "__complete"))
+        answer = cobra_complete(argv[1:], env, descriptions=argv[0] == "__complete")
+        recall.printed(answer)  # kept by the frozen binary unless a completer asked the cluster
+        env.stdout.write(answer)
         env.stdout.flush()
         return 0
     instruction = env.vars.get(COMPLETE_VAR)

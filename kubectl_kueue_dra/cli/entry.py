@@ -1,73 +1,29 @@
-"""Running the CLI: the entry points (``kubectl-kueue_dra``, ``python -m``), the environment one run
-sees, logging, and the one place that turns an error into one ``error:`` line and an exit code."""
+"""Running the CLI: the entry points (``kubectl-kueue_dra``, ``python -m``, kubectl's completion
+executable) and the environment one run sees. The one place that reads the process's streams,
+variables and arguments; it loads nothing heavy itself, so that the frozen binary can answer a
+repeated ``--help`` or ``<TAB>`` from its cache (``recall``) before click is loaded. A run goes
+through click in ``dispatch``."""
 
-import logging
+from __future__ import annotations
+
 import os
 import sys
-from typing import IO
+from typing import TYPE_CHECKING
 
-import click
+from . import recall
 
-from ..environment import Environment
-from ..errors import UserError
-from .root import PROG, cli
+if TYPE_CHECKING:
+    from ..environment import Environment
 
-__all__ = ["Environment", "kubectl_complete", "main", "process_environment", "run"]
-
-#: click's help width when nothing says the terminal's: its own default
-_DEFAULT_COLUMNS = 80
-#: the widest help click formats (the root group's max_content_width)
-_MAX_HELP_WIDTH = 100
+__all__ = ["kubectl_complete", "main", "process_environment", "run"]
 
 
 def process_environment() -> Environment:
     """The process's streams, variables and working directory: the one place the package reads
     ``sys.std*`` and ``os.environ`` (a real run; the tests build their own Environment)."""
+    from ..environment import Environment
+
     return Environment(stdin=sys.stdin, stdout=sys.stdout, stderr=sys.stderr, vars=dict(os.environ))
-
-
-class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
-    """Debug lines go to the stderr of the run in progress, not the one of the first run."""
-
-    run_stream: IO[str] | None = None
-
-    @property  # type: ignore[override]
-    def stream(self) -> IO[str] | None:
-        return self.run_stream
-
-    @stream.setter
-    def stream(self, value: IO[str]) -> None:
-        pass
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if self.run_stream is not None:
-            super().emit(record)
-
-
-def _configure_logging(stderr: IO[str] | None) -> None:
-    """Once per process a handler; every run starts at WARNING again (-v raises it for one run)
-    and writes to its own stderr (None: the run is over)."""
-    logger = logging.getLogger("kubectl_kueue_dra")
-    handler = next((h for h in logger.handlers if isinstance(h, _StderrHandler)), None)
-    if handler is None:
-        handler = _StderrHandler()
-        handler.setFormatter(logging.Formatter("debug: %(name)s: %(message)s"))
-        logger.addHandler(handler)
-    handler.run_stream = stderr
-    logger.setLevel(logging.WARNING)
-
-
-def _help_width(env: Environment) -> int:
-    """The width click formats help and usage to, as click decides it from the terminal, but for
-    this run's terminal: ``COLUMNS``, else the size of its stdout when that is a terminal."""
-    columns = env.vars.get("COLUMNS", "")
-    width = int(columns) if columns.isdigit() and int(columns) > 0 else 0
-    if not width:
-        try:
-            width = os.get_terminal_size(env.stdout.fileno()).columns
-        except (AttributeError, ValueError, OSError):
-            width = 0
-    return max(min(width or _DEFAULT_COLUMNS, _MAX_HELP_WIDTH) - 2, 50)
 
 
 def main(argv: list[str] | None = None, env: Environment | None = None) -> int:
@@ -75,87 +31,10 @@ def main(argv: list[str] | None = None, env: Environment | None = None) -> int:
     and writes only ``env`` (the process's when None; the tests run the CLI in process with their
     own): its streams, variables, working directory and clock are passed down, the process's are
     neither read nor changed."""
+    from .dispatch import run_once
+
     env = process_environment() if env is None else env
-    args = sys.argv[1:] if argv is None else list(argv)
-    from .. import stats  # KUEUE_DRA_STATS=PATH: what the run cost, as JSON
-
-    stats_path = env.vars.get(stats.ENV) or None
-    stats.begin(args, path=stats_path, opened_at=env.path(stats_path) if stats_path else None,
-                clock=env.clock, stderr=env.stderr)
-    _configure_logging(env.stderr)
-    try:
-        code = _dispatch(args, env)
-    finally:
-        _configure_logging(None)
-    stats.write(code)
-    return code
-
-
-def _dispatch(args: list[str], env: Environment) -> int:
-    from .completion import completion_request  # __complete (kubectl) and click's completion
-
-    completing = completion_request(args, env)
-    if completing is not None:
-        return completing
-    verbose = any(a in ("-v", "--verbose") or (a.startswith("-v") and set(a[1:]) == {"v"}) for a in args)
-    from ..commands.runtime import prepare
-
-    prepare(env)
-    try:
-        rv = cli.main(args=args, prog_name=PROG, standalone_mode=False, obj=env, terminal_width=_help_width(env))
-        return rv if isinstance(rv, int) else 0
-    except click.exceptions.NoArgsIsHelpError as e:  # type: ignore[attr-defined]
-        click.echo(e.ctx.get_help(), file=env.stdout)
-        return 0
-    except click.ClickException as e:  # click's own usage errors: one line too, no usage block
-        from ..render.terminal import safe
-
-        click.echo(safe(f"error: {click_message(e)}"), file=env.stderr)
-        return e.exit_code
-    except click.exceptions.Exit as e:
-        return e.exit_code
-    except click.Abort:
-        click.echo("aborted", file=env.stderr)
-        return 130
-    except UserError as e:
-        if verbose:
-            logging.getLogger("kubectl_kueue_dra").debug("error detail", exc_info=True)
-        from ..render.terminal import safe
-
-        click.echo(safe(f"error: {e}"), file=env.stderr)
-        return e.exit_code
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        return 0
-    except Exception as e:  # the last line of defence: one line, no traceback
-        if verbose:
-            raise
-        from ..render.terminal import safe
-
-        click.echo(safe(f"error: internal error: {type(e).__name__}: {e} (run with -v for details)"), file=env.stderr)
-        return 1
-
-
-def click_message(e: click.ClickException) -> str:
-    """click's message as one line in kubectl's words: ``unknown flag: --foo``, ``invalid value for
-    --color: …``, the command named where it helps (``see 'kubectl kueue-dra map --help'``)."""
-    message = " ".join(e.format_message().split())
-    if isinstance(e, click.NoSuchOption):
-        message = f"unknown flag: {e.option_name}"
-        if e.possibilities:
-            message += f" (did you mean {' or '.join(sorted(e.possibilities))}?)"
-    elif isinstance(e, click.BadOptionUsage) and "requires an argument" in message:
-        message = f"flag needs an argument: {e.option_name}"
-    else:
-        message = message[:1].lower() + message[1:]
-        message = message.replace("invalid value for '", "invalid value for ").replace("': ", ": ", 1) \
-            if message.startswith("invalid value for '") else message
-    message = message.rstrip(".")
-    ctx = getattr(e, "ctx", None)
-    if isinstance(e, click.UsageError) and ctx is not None and ctx.command_path and "--help" not in message:
-        message += f"; see '{ctx.command_path} --help'"
-    return message
+    return run_once(sys.argv[1:] if argv is None else list(argv), env)
 
 
 def run() -> None:
@@ -165,7 +44,18 @@ def run() -> None:
     # One short run that builds a million small dicts from JSON and frees them at exit: the cyclic
     # collector only re-scans them (3x slower parsing at 1,000 nodes; docs/performance.md).
     gc.disable()
-    sys.exit(main(sys.argv[1:], process_environment()))
+    from ..frozen import is_frozen
+
+    args, env_vars, frozen = sys.argv[1:], dict(os.environ), is_frozen()
+    width = recall.help_width(env_vars, sys.stdout)
+    answer = recall.recalled(args, env_vars, width=width, frozen=frozen)
+    if answer is not None:
+        sys.stdout.write(answer)
+        sys.stdout.flush()
+        sys.exit(0)
+    code = main(args, process_environment())
+    recall.keep(args, env_vars, width=width, frozen=frozen, exit_code=code)
+    sys.exit(code)
 
 
 def kubectl_complete() -> None:

@@ -4,7 +4,6 @@ Subcommand modules are imported only when that command runs, and the ``kubernete
 when a command talks to a cluster, so ``--help`` and ``--version`` start fast.
 """
 
-import difflib
 import importlib
 
 import click
@@ -61,6 +60,8 @@ class LazyGroup(WholeSummaryGroup):
     def resolve_command(self, ctx: click.Context, args: list[str]):  # type: ignore[override]
         name = args[0] if args else ""
         if name and name not in COMMANDS and not name.startswith("-"):
+            import difflib
+
             close = difflib.get_close_matches(name, COMMANDS, n=1)
             hint = f" Did you mean '{close[0]}'?" if close else ""
             raise click.UsageError(f"unknown command '{name}'.{hint} "

@@ -24,14 +24,26 @@ class Published:
 
 def published(slices: Iterable[dict[str, Any]], driver: str) -> Published:
     out = Published()
+    # devices of one model share their counter consumptions and capacities (``kube/compact.py``
+    # makes equal ones one object): each distinct object's names are read once, with how many
+    # devices hold it; names still count in the order they are first met
+    held: dict[int, list[Any]] = {}  # id of a consumesCounters or capacity value -> [value, kind, devices]
     for s in slices:
         spec = s.get("spec") or {}
         if spec.get("driver") != driver:
             continue
         out.slices += 1
         for device in spec.get("devices") or []:
-            for name in {n for e in device.get("consumesCounters") or [] for n in (e.get("counters") or {})}:
-                out.counters[name] = out.counters.get(name, 0) + 1
-            for name in device.get("capacity") or {}:
-                out.capacities[name] = out.capacities.get(name, 0) + 1
+            for kind, value in ((COUNTER, device.get("consumesCounters")), (CAPACITY, device.get("capacity"))):
+                if value:
+                    entry = held.get(id(value))
+                    if entry is None:
+                        held[id(value)] = [value, kind, 1]
+                    else:
+                        entry[2] += 1
+    for value, kind, devices in held.values():
+        names = {n for e in value for n in (e.get("counters") or {})} if kind == COUNTER else value
+        table = out.names(kind)
+        for name in names:
+            table[name] = table.get(name, 0) + devices
     return out

@@ -20,7 +20,9 @@ ResourceClaimNotSupported = Code(
 DeviceClassNotMapped = Code(
     "DeviceClassNotMapped", "error",
     means="A ResourceClaimTemplate requests a DeviceClass that no entry of deviceClassMappings names.",
-    fix="kubectl kueue-dra map set <quota-resource> --device-class <class> (upstream Kueue: then restart it)")
+    fix="kubectl kueue-dra map set {quota_resource} --device-class {device_class}{restart}  # {why}",
+    variants={"unnamed": "kubectl kueue-dra map set {quota_resource} --device-class <class>{restart}  # <class>: the "
+                         "DeviceClass of the request (Kueue's message does not name it); {why}"})
 ClaimTemplateMissing = Code(
     "ClaimTemplateMissing", "error",
     means="The ResourceClaimTemplate a pod set names does not exist in the workload's namespace.",
@@ -50,24 +52,33 @@ NotEnoughMatchingDevices = Code(
           "than it asks for, so Kueue cannot compute its charge.",
     fix="check the selector against the devices: kubectl kueue-dra classes -o wide",
     variants={"counter-or-capacity": "check the ResourceSlices of the driver "
-                                     "(kubectl get resourceslices --field-selector spec.driver=<driver>)"})
+                                     "(kubectl get resourceslices --field-selector spec.driver={driver})",
+              "driver-unknown": "check the ResourceSlices of the mapping source's driver "
+                                "(kubectl get resourceslices --field-selector spec.driver=<driver>; <driver>: one "
+                                "of {drivers}, Kueue's message does not say which)"})
 CounterNotPublished = Code(
     "CounterNotPublished", ("error", "warning"),
     means="No device of the driver consumes the counter a mapping's counter source names: Kueue rejects "
           "workloads charged through it (error), or would (warning, from map).",
     fix="fix counter.name in deviceClassMappings to a key the driver publishes in consumesCounters",
-    variants={"map": "use a counter the driver publishes, e.g. --counter {example}"})
+    variants={"map": "use a counter the driver publishes, e.g. --counter {example}",
+              "map-none": "the driver publishes no counter at all: leave out --counter (whole devices are charged), "
+                          "or check the driver"})
 CapacityNotPublished = Code(
     "CapacityNotPublished", ("error", "warning"),
     means="No device of the driver publishes the capacity a mapping's capacity source names: Kueue rejects "
           "workloads charged through it (error), or would (warning, from map).",
     fix="fix the capacity name in deviceClassMappings to one the driver publishes in the devices' capacity",
-    variants={"map": "use a capacity the driver publishes, e.g. --capacity {example}"})
+    variants={"map": "use a capacity the driver publishes, e.g. --capacity {example}",
+              "map-none": "the driver publishes no capacity at all: leave out --capacity (whole devices are "
+                          "charged), or check the driver"})
 CapacityRequestUnsatisfiable = Code(
     "CapacityRequestUnsatisfiable", "error",
     means="No matching device's requestPolicy admits the capacity a request asks for.",
     fix="request a capacity the devices' requestPolicy allows (kubectl get resourceslices -o yaml: "
-        "capacity.<name>.requestPolicy), or fix the mapping's capacity source")
+        "capacity.{dimension}.requestPolicy), or fix the mapping's capacity source",
+    variants={"unnamed": "request a capacity the devices' requestPolicy allows (kubectl get resourceslices -o yaml: "
+                         "the requestPolicy of the mapping's capacity), or fix the mapping's capacity source"})
 SelectorError = Code(
     "SelectorError", "error",
     means="A CEL selector of the request, its DeviceClass or the mapping does not compile, or fails on a device.",

@@ -7,19 +7,19 @@ DuplicateExtendedResourceName = Code(
     "DuplicateExtendedResourceName", "warning",
     means="Several DeviceClasses have the same extendedResourceName; the scheduler and Kueue use only the "
           "newest (then the first by name).",
-    fix="give {device_classes} a different extendedResourceName or remove it",
+    fix="remove it where it is never used: {clear}  # or give them another extendedResourceName",
     variants={"set": "give each DeviceClass its own extendedResourceName"})
 NoQuotaResource = Code(
     "NoQuotaResource", "warning",
     means="A DeviceClass is in no mapping and has no usable extendedResourceName, so Kueue rejects templates "
           "that request it.",
-    fix="map it: kubectl kueue-dra map set <quota-resource> --device-class {device_class}")
+    fix="kubectl kueue-dra map set {quota_resource} --device-class {device_class}{restart}  # {why}")
 ExtendedResourceWithCounters = Code(
     "ExtendedResourceWithCounters", ("error", "warning"),
     means="A DeviceClass with an extendedResourceName is in a mapping with counter sources: Kueue marks pods "
           "requesting the extended resource inadmissible.",
     fix="request MIG/partitioned devices through ResourceClaimTemplates, or drop the extendedResourceName of "
-        "{device_class}",
+        "{device_class}: kubectl kueue-dra classes set-extended-resource {device_class} --clear",
     variants={"map": "clear it first: kubectl kueue-dra classes set-extended-resource {device_class} --clear"})
 SelectorInvalid = Code(
     "SelectorInvalid", "error",

@@ -80,10 +80,9 @@ UnchargedDevices = Code(
     means="Devices are allocated to pods Kueue does not charge: pods outside Kueue, or claims of a DeviceClass "
           "no mapping names.",
     fix="run the pods as Kueue workloads: a queue (label kueue.x-k8s.io/queue-name) in a namespace Kueue manages",
-    variants={"unmapped": "map the DeviceClass ({cli} kueue-dra map set <quota-resource> --device-class <class>)",
+    variants={"unmapped": "map the DeviceClass: {map_command}",
               "both": "run the pods as Kueue workloads: a queue (label kueue.x-k8s.io/queue-name) in a namespace "
-                      "Kueue manages; map the DeviceClass ({cli} kueue-dra map set <quota-resource> "
-                      "--device-class <class>)"})
+                      "Kueue manages; map the DeviceClass: {map_command}"})
 UnchargedDevicesUnknown = Code(
     "UnchargedDevicesUnknown", "warning",
     means="Whether devices are allocated outside Kueue's accounting is unknown: the claims, workloads, pods or "

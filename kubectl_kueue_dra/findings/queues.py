@@ -6,21 +6,25 @@ from .code import Code
 NoQueueName = Code(
     "NoQueueName", "error",
     means="The workload names no LocalQueue, so Kueue leaves it alone unless manageJobsWithoutQueueName is set.",
-    fix="kubectl label -n {namespace} {holder} kueue.x-k8s.io/queue-name=<local-queue>",
-    variants={"workload": "set spec.queueName of {holder} in namespace {namespace} to a LocalQueue",
-              "what-if": "add the label kueue.x-k8s.io/queue-name: <local-queue> to metadata.labels in the file"})
+    fix="kubectl label -n {namespace} {holder} kueue.x-k8s.io/queue-name={local_queue}{note}",
+    variants={"workload": "set spec.queueName of {holder} in namespace {namespace} to {local_queue}{note}",
+              "what-if": "add the label kueue.x-k8s.io/queue-name: {local_queue} to metadata.labels in the file{note}"})
 NamespaceNotManaged = Code(
     "NamespaceNotManaged", "error",
     means="Kueue's webhooks do not act on the workload's namespace, so its jobs run without quota.",
     fix="label the namespace to match managedJobsNamespaceSelector",
-    variants={"openshift": "kubectl label namespace {namespace} {label}=true"})
+    variants={"openshift": "kubectl label namespace {namespace} {label}=true",
+              "labels": "kubectl label namespace {namespace} {labels}"})
 NamespaceNotSelected = Code(
     "NamespaceNotSelected", "error",
     means="The ClusterQueue's namespaceSelector does not select the workload's namespace (one without a "
           "namespaceSelector selects none).",
     fix="label the namespace or widen the ClusterQueue's namespaceSelector",
-    variants={"no-selector": "set spec.namespaceSelector of ClusterQueue {cluster_queue} to {{}} (every namespace) "
-                             "or to a selector that matches the namespaces meant to use it",
+    variants={"no-selector": "kubectl patch clusterqueue {cluster_queue} --type=merge -p "
+                             "'{{\"spec\":{{\"namespaceSelector\":{{}}}}}}'  # {{}} selects every namespace; or "
+                             "a selector that matches the namespaces meant to use it",
+              "labels": "kubectl label namespace {namespace} {labels}  # or widen the namespaceSelector of "
+                        "ClusterQueue {cluster_queue}",
               "kueue-condition": "label the namespace, or set the ClusterQueue's namespaceSelector ({{}} selects "
                                  "every namespace)"})
 LocalQueueMissing = Code(
@@ -49,14 +53,15 @@ ResourceNotCovered = Code(
     "ResourceNotCovered", "error",
     means="The ClusterQueue does not list a resource the workload is charged in its coveredResources, so the "
           "workload cannot be admitted.",
-    fix="add {resource} to coveredResources of ClusterQueue {cluster_queue} with a nominalQuota",
+    fix="{command}",
     variants={"kueue-condition": "add the resource (mapping name or extendedResourceName) to the "
                                  "ClusterQueue's coveredResources"})
 NotCoveredByQueue = Code(
     "NotCoveredByQueue", "warning",
     means="No ClusterQueue covers a quota resource a DeviceClass or mapping charges, so workloads charged it "
           "are never admitted.",
-    fix="add {resource} to a ClusterQueue's coveredResources with a nominalQuota")
+    fix="{prefix}{command}",
+    variants={"no-queue": "create a ClusterQueue that covers {resource} with a nominalQuota (none exists)"})
 QuotaExhausted = Code(
     "QuotaExhausted", "warning",
     means="The ClusterQueue, with what its cohort can lend, has not enough unused quota now; the workload "

@@ -140,21 +140,32 @@ def objects_evidence(gate: str, device_classes: list[dict[str, Any]] | None,
                 return Evidence("objects", True, f"DeviceClass {dc['metadata']['name']} has "
                                                  "spec.extendedResourceName (kept only while the gate is on)")
     if gate in (DRA_PARTITIONABLE, DRA_CONSUMABLE):
+        plain: set[int] = set()  # capacities without a requestPolicy (devices of a model share one)
         for s in slices or []:
             spec = s.get("spec") or {}
             for device in spec.get("devices") or []:
                 if gate == DRA_PARTITIONABLE and device.get("consumesCounters"):
                     return Evidence("objects", True, f"ResourceSlice {s['metadata']['name']} has "
                                                      "consumesCounters (kept only while the gate is on)")
-                if gate == DRA_CONSUMABLE and (device.get("allowMultipleAllocations") or any(
-                        isinstance(c, dict) and c.get("requestPolicy")
-                        for c in (device.get("capacity") or {}).values())):
+                if gate == DRA_CONSUMABLE and (device.get("allowMultipleAllocations") or _has_request_policy(
+                        device.get("capacity"), plain)):
                     return Evidence("objects", True, f"ResourceSlice {s['metadata']['name']} has "
                                                      "consumable-capacity fields (kept only while the gate is on)")
             if gate == DRA_PARTITIONABLE and spec.get("sharedCounters"):
                 return Evidence("objects", True, f"ResourceSlice {s['metadata']['name']} has "
                                                  "sharedCounters (kept only while the gate is on)")
     return None
+
+
+def _has_request_policy(capacity: Any, plain: set[int]) -> bool:
+    """Whether a capacity of ``capacity`` has a requestPolicy; ``plain`` holds the ids of the
+    capacities already found without one (a shared capacity is looked at once)."""
+    if not capacity or id(capacity) in plain:
+        return False
+    if any(isinstance(c, dict) and c.get("requestPolicy") for c in capacity.values()):
+        return True
+    plain.add(id(capacity))
+    return False
 
 
 #: the fields the API server drops from what it stores while each gate is off (the

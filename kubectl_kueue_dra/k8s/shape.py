@@ -138,6 +138,12 @@ class SharedParts:
     def hold(self, value: Any) -> None:
         self.held[id(value)] = value
 
+    def release(self, value: Any) -> None:
+        """No longer shared: checked with each object that holds it again."""
+        if self.held.get(id(value)) is value:
+            del self.held[id(value)]
+            self.valid = {v for v in self.valid if v[0] != id(value)}
+
 
 Validator = Callable[[Any, "SharedParts | None"], bool]
 _VALIDATORS: dict[int, tuple[Any, Validator]] = {}

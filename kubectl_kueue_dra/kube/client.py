@@ -275,8 +275,10 @@ def _quiet_insecure_warning() -> None:
 
 class Stream:
     """The body of a successful GET, read as it arrives (``read(n)``, as a file is); ``close()``
-    when done. A broken connection, or ``--request-timeout`` passing before the body is read,
-    raises ``errors.Unreachable``."""
+    when done. A broken connection, or ``--request-timeout`` passing without a byte of the body,
+    raises ``errors.Unreachable``: while the body keeps arriving, each read gives it the whole
+    timeout again (the ResourceSlices of 5,000 nodes take longer than 30 s to read and parse, and
+    a list that keeps coming is not a stalled one)."""
 
     def __init__(self, client: KubeClient, resp: Any, method: str, url: str, started: float, deadline: float):
         self._client, self._resp, self._method, self._url = client, resp, method, url
@@ -289,7 +291,7 @@ class Stream:
         import urllib3
 
         if self._client.clock.monotonic() > self._deadline:
-            raise errors.Unreachable(f"the answer to GET {self._url} did not arrive within --request-timeout "
+            raise errors.Unreachable(f"the answer to GET {self._url} stopped arriving for --request-timeout "
                                      f"({self._client.opts.request_timeout:g}s)")
         began = self._client.clock.monotonic()
         try:
@@ -300,6 +302,8 @@ class Stream:
         finally:
             self.waited += self._client.clock.monotonic() - began
         self.size += len(data)
+        if data:  # it keeps arriving: the next bytes get the whole timeout again
+            self._deadline = max(self._deadline, self._client.clock.monotonic() + self._client.opts.request_timeout)
         return data
 
     def close(self) -> None:

@@ -15,7 +15,8 @@ rather than the number of devices:
 
 Values stay plain dicts/lists equal to what was parsed, so nothing downstream changes — but they
 are shared: objects read through a ClusterView are read-only. ``parts`` names the shared
-capacities, counter consumptions, pools and shared counter sets (the compactor keeps them alive),
+capacities, counter consumptions, attribute values, pools and shared counter sets (the compactor
+keeps them alive),
 so that the shape check (``k8s.shape``) looks at each of them once, not once per device.
 """
 
@@ -158,9 +159,13 @@ class SliceCompactor:
             shared = values.get(k)
             if shared is None:
                 values[k] = v
+                self.parts.hold(v)  # the shape check looks at a shared value once
                 n = distinct[attr] = distinct.get(attr, 0) + 1
                 if n > 256 and 2 * n > self._devices:  # an identity (uuid): not worth keeping
                     unique.add(attr)
+                    for w, o in values.items():
+                        if w[0] == attr:
+                            self.parts.release(o)
                     self._values = values = {w: o for w, o in values.items() if w[0] != attr}
             elif shared is not v and type(shared[typ]) is type(x):
                 owner[attr] = shared

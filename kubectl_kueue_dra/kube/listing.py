@@ -7,7 +7,8 @@
   continued list (``limit``/``continue``) is read from etcd page after page: on a 1.36 API
   server, twice the time for the same bytes (docs/performance.md).
 * **Pages of ``PAGE_SIZE``** when the whole answer could not be read (the connection broke, or
-  it did not arrive within ``--request-timeout``): a thread requests page N+1 as soon as page N
+  it did not start or stopped arriving for ``--request-timeout``; one that keeps arriving is read
+  to its end, ``client.Stream``): a thread requests page N+1 as soon as page N
   has arrived (its ``continue`` token is read from the head of the raw page) and holds at most
   ``AHEAD`` pages the parser has not taken yet.
 * **Never two versions in one answer**: every page must carry the first page's
@@ -95,7 +96,7 @@ def describe(query: dict[str, Any] | None, limit: int | None) -> str:
 def whole(client: Any, path: str, target: Any, query: dict[str, Any] | None,
           on_item: Callable[[Obj], Obj]) -> list[Obj]:
     """The list in one response, each item through ``on_item`` as soon as it is parsed (raises
-    ``_Restart`` when the connection breaks or the time runs out before its end)."""
+    ``_Restart`` when the connection breaks or the answer stops arriving before its end)."""
     body = client.request("GET", path, target, query=dict(query or {}), stream=True)
     try:
         doc = jsonstream.load(body, on_item, chunk=STREAM_CHUNK)

@@ -14,15 +14,12 @@ import os
 from typing import Any
 from collections.abc import Iterator
 
-import yaml
-
 from ..errors import SnapshotError
 from ..k8s.envelope import describe, envelope_problem
 from ..k8s.utf8 import NotUtf8, utf8_text
 from .view import SnapshotView
 
 SUFFIXES = (".yaml", ".yml", ".json")
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _files(path: str, shown: str) -> list[str]:
@@ -86,8 +83,10 @@ def _documents(path: str, compact: Any = None) -> Iterator[Any]:
         except json.JSONDecodeError as e:
             if path.endswith(".json"):
                 raise SnapshotError(f"{path}:{e.lineno}: malformed JSON: {e.msg}") from None
+    import yaml  # only for YAML: a JSON List (the big snapshots) never loads it
+
     try:
-        yield from yaml.load_all(text, Loader=_Loader)
+        yield from yaml.load_all(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
         where = f":{mark.line + 1}" if mark else ""

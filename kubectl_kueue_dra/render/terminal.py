@@ -11,10 +11,11 @@ from the cluster can contain (it holds a random token of this process), and ``sa
 only that marker back into ESC.
 """
 
+import os
 import re
-import secrets
 
-COLOUR_ESC = f"\ue000{secrets.token_hex(8)}\ue001"
+# os.urandom is what secrets.token_hex reads; secrets itself would load hashlib, hmac and random
+COLOUR_ESC = f"\ue000{os.urandom(8).hex()}\ue001"
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 

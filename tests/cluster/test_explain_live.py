@@ -456,7 +456,8 @@ def test_units_and_oc_on_the_real_api_server(cluster_gates_on, loaded):
         c.kubectl("create", "job", "unlabelled", "--image=busybox", "-n", "ml-research")
         proc = run_plugin(c, "explain", "job/unlabelled", "-n", "ml-research")
         assert proc.returncode == 1 and \
-            "(oc label -n ml-research job/unlabelled kueue.x-k8s.io/queue-name=<local-queue>)" in proc.stderr
+            ("(oc label -n ml-research job/unlabelled kueue.x-k8s.io/queue-name=research (the one LocalQueue in "
+             "namespace ml-research))") in proc.stderr
     finally:
         c.kubectl("delete", "job", "unlabelled", "-n", "ml-research", "--ignore-not-found")
         set_usage(usage["gpu.memory"])
@@ -467,5 +468,6 @@ def test_units_and_oc_on_the_real_api_server(cluster_gates_on, loaded):
     c.apply(yaml.safe_load(JOB_FILE.split("---\n")[3].replace("ml-research", ns)))  # the eval Job, no Workload
     c.kubectl("label", "-n", ns, "job/eval", "kueue.x-k8s.io/queue-name-")
     proc = run_plugin(c, "explain", "job/eval", "-n", ns)
-    assert proc.returncode == 1 and f"(kubectl label -n {ns} job/eval kueue.x-k8s.io/queue-name=<local-queue>)" \
+    assert proc.returncode == 1 and (f"(kubectl label -n {ns} job/eval kueue.x-k8s.io/queue-name=<local-queue> "
+                                     f"(<local-queue>: namespace {ns} has no LocalQueue; create one first))") \
         in proc.stderr

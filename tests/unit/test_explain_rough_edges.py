@@ -43,13 +43,16 @@ def test_no_queue_name_fix_names_the_job(tmp_path):
 
     snap = snapshot(tmp_path, "mig-partitionable", drop_queue)
     fix = findings("job/pretrain", "-n", "ml-research", "--from", snap)["NoQueueName"]["fix"]
-    assert fix == "oc label -n ml-research job/pretrain kueue.x-k8s.io/queue-name=<local-queue>"  # OpenShift: oc
+    # OpenShift: oc; the namespace's one LocalQueue filled in
+    assert fix == ("oc label -n ml-research job/pretrain kueue.x-k8s.io/queue-name=research  # the one LocalQueue in "
+                   "namespace ml-research")
     # a what-if: the label belongs in the file
     job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "x", "namespace": "ml-research"},
            "spec": {"template": {"spec": {"containers": [{"name": "c", "image": "busybox"}]}}}}
     proc = run("explain", "-f", "-", "--from", str(MIG), "-o", "json", input=yaml.safe_dump(job))
     fix = {f["code"]: f for f in json.loads(proc.stdout)["findings"]}["NoQueueName"]["fix"]
-    assert fix == "add the label kueue.x-k8s.io/queue-name: <local-queue> to metadata.labels in the file"
+    assert fix == ("add the label kueue.x-k8s.io/queue-name: research to metadata.labels in the file (the one "
+                   "LocalQueue in namespace ml-research)")
 
 
 def test_all_namespaces_finds_the_job_or_says_it_is_nowhere():

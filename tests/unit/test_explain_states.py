@@ -346,7 +346,8 @@ def test_local_queue_missing(tmp_path):
     assert f["kueueMessage"] == "LocalQueue gpu-queue doesn't exist"
     assert f["fix"] == ("echo '{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"LocalQueue\",\"metadata\":"
                         "{\"name\":\"gpu-queue\",\"namespace\":\"team-a\"},\"spec\":{\"clusterQueue\":\"gpu-cq\"}}' "
-                        "| kubectl apply -f -")  # the cluster's one ClusterQueue filled in
+                        "| kubectl apply -f -  # the one ClusterQueue that covers cpu, memory, whole-gpus and selects "
+                        "the namespace")
     assert "NotAdmitted" not in codes(doc) and "StaleKueueMessage" not in codes(doc)
 
 

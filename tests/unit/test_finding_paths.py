@@ -4,6 +4,7 @@ and map on fixture objects, and the mapping rules. Each test asserts the code, i
 fix as the catalogue declares it."""
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -163,17 +164,27 @@ def _waiting(message, reason="Pending"):
         {"type": "QuotaReserved", "status": "False", "reason": reason, "message": message}]}}
 
 
-@pytest.mark.parametrize("code, message", [
-    (F.KueueCannotList, "failed to list ResourceSlices: the server is currently unable to handle the request"),
+@pytest.mark.parametrize("code, message, fix", [
+    (F.KueueCannotList, "failed to list ResourceSlices: the server is currently unable to handle the request",
+     F.KueueCannotList.fix_text()),
+    # the capacity the message names is where to look
     (F.CapacityRequestUnsatisfiable, "spec.podSets[0].template.spec.resourceClaims[0].devices.requests[0]: Invalid "
-                                     "value: null: capacity request cannot be satisfied by any matched device"),
+                                     "value: null: capacity request cannot be satisfied by any matched device's "
+                                     'RequestPolicy for dimension "memory"',
+     "request a capacity the devices' requestPolicy allows (kubectl get resourceslices -o yaml: "
+     "capacity.memory.requestPolicy), or fix the mapping's capacity source"),
+    # a message that names none: no placeholder, the words say which
+    (F.CapacityRequestUnsatisfiable, "spec.podSets[0].template.spec.resourceClaims[0].devices.requests[0]: Invalid "
+                                     "value: null: capacity request cannot be satisfied by any matched device",
+     F.CapacityRequestUnsatisfiable.fix_text("unnamed")),
 ])
-def test_kueues_recorded_condition_is_translated(code, message):
+def test_kueues_recorded_condition_is_translated(code, message, fix):
     from kubectl_kueue_dra.commands.explain.recorded import recorded_part
     from kubectl_kueue_dra.kueue.charge import ChargeResult
 
     _, [f] = recorded_part(_waiting(message, "Inadmissible"), ChargeResult([]), set(), set(), set())
-    assert (f["code"], f["severity"], f["fix"], f["reason"]) == (code.name, "error", code.fix_text(), "Inadmissible")
+    assert (f["code"], f["severity"], f["fix"], f["reason"]) == (code.name, "error", fix, "Inadmissible")
+    assert "<" not in f["fix"]
     assert f["message"].startswith(f"Kueue says: {message} — ")
 
 
@@ -359,3 +370,157 @@ def test_a_mapping_kueue_would_refuse_is_an_error_finding(code, raw):
     f = violations[0].finding("error")  # map refuses the change with these
     assert (f["code"], f["severity"], f["fix"]) == (code.name, "error", None)
     assert f["message"] == violations[0].text
+
+
+# ---- fixes filled from the cluster: real names, the nominal quota the devices give, choices said as such ----
+
+PLACEHOLDER = re.compile(r"<[a-z][a-z-]*>")
+
+
+def uncover_whole_gpus(obj):
+    """gpu-cq without whole-gpus: its coveredResources and its flavor's quota."""
+    if obj["kind"] == "ClusterQueue":
+        group = obj["spec"]["resourceGroups"][0]
+        group["coveredResources"].remove("whole-gpus")
+        group["flavors"][0]["resources"] = [r for r in group["flavors"][0]["resources"] if r["name"] != "whole-gpus"]
+
+
+#: the patch that gives gpu-cq the 8 GPUs the example's slices publish
+COVER_8 = ("kubectl patch clusterqueue gpu-cq --type=json -p '[{\"op\":\"add\",\"path\":\"/spec/resourceGroups/0/"
+           "coveredResources/-\",\"value\":\"whole-gpus\"},{\"op\":\"add\",\"path\":\"/spec/resourceGroups/0/flavors/0/"
+           "resources/-\",\"value\":{\"name\":\"whole-gpus\",\"nominalQuota\":\"8\"}}]'  # 8 is devices matching "
+           "gpu.nvidia.com")
+
+
+def test_an_unmapped_class_is_mapped_under_the_resource_its_queue_covers(tmp_path):
+    """Kueue names the class; gpu-cq covers whole-gpus, which nothing charges: that is the mapping it
+    was made for (and upstream Kueue reads its mappings only at start: --restart)."""
+    f = the(findings("explain", "job/batch-infer", "-n", "team-a", "--from", snapshot(tmp_path, config=HEAD)),
+            F.DeviceClassNotMapped)
+    assert f["fix"] == ("kubectl kueue-dra map set whole-gpus --device-class gpu.nvidia.com --restart  # ClusterQueue "
+                        "gpu-cq covers whole-gpus, which no mapping or DeviceClass charges yet")
+
+
+def test_an_unmapped_class_without_a_queue_for_it_is_mapped_under_its_own_name_said_as_a_choice(tmp_path):
+    f = the(every_finding("classes", "--from", snapshot(tmp_path, example="extended-resource")), F.NoQuotaResource)
+    assert f["fix"] == ("kubectl kueue-dra map set gpu-legacy.nvidia.com --device-class gpu-legacy.nvidia.com --restart"
+                        "  # the quota resource's name is yours to choose; a ClusterQueue must then cover it with a "
+                        "nominalQuota")
+    # the class that loses the shared extendedResourceName: the plugin's own command clears it
+    f = the(every_finding("classes", "--from", snapshot(tmp_path / "b", example="extended-resource")),
+            F.DuplicateExtendedResourceName)
+    assert f["fix"].startswith("remove it where it is never used: kubectl kueue-dra classes set-extended-resource "
+                               "gpu-legacy.nvidia.com --clear")
+
+
+@pytest.mark.parametrize("command", [["classes"], ["map"]])
+def test_a_resource_no_queue_covers_gets_the_patch_with_the_devices_the_cluster_has(tmp_path, command):
+    found = every_finding(*command, "--from", snapshot(tmp_path, edit=uncover_whole_gpus))
+    assert the(found, F.NotCoveredByQueue)["fix"] == COVER_8
+
+
+def test_a_workload_its_queue_does_not_cover_gets_the_patch_with_the_devices_the_cluster_has(tmp_path):
+    found = findings("explain", "-f", "-", "--from", snapshot(tmp_path, edit=uncover_whole_gpus),
+                     input=yaml.safe_dump_all([job(claims=BY_TEMPLATE), template({"exactly": ONE_GPU})]))
+    assert the(found, F.ResourceNotCovered)["fix"] == COVER_8
+
+
+@pytest.mark.parametrize("drivers, fix", [
+    (("gpu.nvidia.com",), "check the ResourceSlices of the driver (kubectl get resourceslices --field-selector "
+                          "spec.driver=gpu.nvidia.com)"),
+    (("a.example.com", "b.example.com"), "check the ResourceSlices of the mapping source's driver (kubectl get "
+                                         "resourceslices --field-selector spec.driver=<driver>; <driver>: one of "
+                                         "a.example.com, b.example.com, Kueue's message does not say which)"),
+])
+def test_the_driver_kueues_message_does_not_name_is_the_mappings_one(drivers, fix):
+    from kubectl_kueue_dra.commands.explain.recorded import Fills, dra_findings
+    from kubectl_kueue_dra.kueue.charge import ChargeResult
+
+    result = ChargeResult([], message="spec.podSets[0]: Internal error: insufficient matching devices for counter "
+                                      "driver: 1 device(s) match but 2 requested")
+    [f] = dra_findings(result, fills=Fills(drivers={"counter": drivers}))
+    assert (f["code"], f["fix"]) == (F.NotEnoughMatchingDevices.name, fix)
+
+
+def test_a_counter_the_driver_never_publishes_asks_for_no_example():
+    from kubectl_kueue_dra.commands.map.report import map_report
+    from kubectl_kueue_dra.kueue.config.mappings import parse_mappings
+
+    mappings = parse_mappings([{"name": "gpu.memory", "deviceClassNames": ["gpu.example.com"], "sources": [
+        {"counter": {"name": "memory", "driver": "gpu.example.com", "deviceSelector": {"cel": {"expression": "true"}}}}]}])
+    slices = [{"spec": {"driver": "gpu.example.com", "devices": [{"name": "d0"}]}}]
+    _, [f] = map_report(mappings, device_classes=None, cluster_queues=None, slices=slices)
+    assert (f["code"], f["fix"]) == ("CounterNotPublished", F.CounterNotPublished.fix_text("map-none"))
+    assert "<" not in f["fix"]
+
+
+@pytest.mark.parametrize("cluster_queue, code, fix", [
+    ({"metadata": {"name": "gpu-cq"}, "spec": {"namespaceSelector": {"matchLabels": {"team": "a"}}}},
+     F.NamespaceNotSelected, "kubectl label namespace team-a team=a  # or widen the namespaceSelector of ClusterQueue "
+                             "gpu-cq"),
+    ({"metadata": {"name": "gpu-cq"}, "spec": {}},
+     F.NamespaceNotSelected, "kubectl patch clusterqueue gpu-cq --type=merge -p '{\"spec\":{\"namespaceSelector\":{}}}'"
+                             "  # {} selects every namespace; or a selector that matches the namespaces meant to use "
+                             "it"),
+])
+def test_a_namespace_the_queue_does_not_select_gets_the_label_or_the_patch(cluster_queue, code, fix):
+    assert the(_queue_findings(cluster_queue), code)["fix"] == fix
+
+
+def test_a_namespace_kueue_does_not_manage_gets_the_labels_its_selector_asks_for():
+    from kubectl_kueue_dra.commands.explain.queue import QueuePath, queue_findings
+    from kubectl_kueue_dra.kueue.queues.namespaces import namespace_rule
+
+    rule = namespace_rule(openshift=False, kueue_version="0.19.2", kueue_namespace="kueue-system",
+                          configuration={"managedJobsNamespaceSelector": {"matchLabels": {"kueue": "on"}}})
+    path = QueuePath(local_queue_name="lq", local_queue=None, cluster_queue=None, namespace={"metadata": {"name": "a"}},
+                     managed=rule)
+    f = the(queue_findings(path, {}, "a"), F.NamespaceNotManaged)
+    assert f["fix"] == "kubectl label namespace a kueue=on"
+
+
+def test_no_fix_of_the_examples_holds_an_unexplained_placeholder(tmp_path):
+    """A fix is pasteable: every ``<x>`` left in one is a value the cluster does not decide, and the
+    fix says what it stands for (``<x>: …``)."""
+    snaps = [str(EXAMPLES / e) for e in ("resourceclaimtemplate", "extended-resource", "mig-partitionable",
+                                         "cohort-sharing")]
+    snaps += [snapshot(tmp_path / "a", config=HEAD), snapshot(tmp_path / "b", edit=uncover_whole_gpus)]
+    seen = 0
+    for snap in snaps:
+        for command in (["classes"], ["map"], ["verify"], ["explain", "-A"], ["queues"]):
+            doc = json.loads(run(*command, "--from", snap, "-o", "json").stdout)
+            for fix in _fixes(doc):
+                seen += 1
+                unexplained = [p for p in PLACEHOLDER.findall(fix) if f"{p}:" not in fix]
+                assert not unexplained, (snap, command, fix)
+    assert seen > 20
+
+
+def _fixes(doc):
+    if isinstance(doc, dict):
+        if isinstance(doc.get("fix"), str) and ("code" in doc or "id" in doc):
+            yield doc["fix"]
+        for value in doc.values():
+            yield from _fixes(value)
+    elif isinstance(doc, list):
+        for value in doc:
+            yield from _fixes(value)
+
+
+def every_finding(*args):
+    """Every finding of a command's document, at any depth (the classes report keeps them per class)."""
+    proc = run(*args, "-o", "json")
+    assert proc.returncode in (0, 1), proc.stderr
+    out = []
+
+    def walk(x):
+        if isinstance(x, dict):
+            if "code" in x and "severity" in x:
+                out.append(x)
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+    walk(json.loads(proc.stdout))
+    return out

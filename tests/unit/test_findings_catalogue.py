@@ -64,8 +64,8 @@ def test_each_code_is_well_formed(code):
         if template is None:
             continue
         filled = template.format(**{n: f"x-{n}" for n in names})
-        if filled.startswith("kubectl "):  # a command: it comes out pasteable (its quotes balance)
-            assert shlex.split(filled)[0] == "kubectl"
+        if filled.startswith("kubectl "):  # a command: it comes out pasteable (its quotes balance; a
+            assert shlex.split(filled, comments=True)[0] == "kubectl"  # shell comment after it says why)
 
 
 def test_a_fix_that_is_a_command_pastes_as_one():
@@ -85,7 +85,8 @@ def test_make_builds_the_finding_the_code_declares():
                  "fix": "create it: a LocalQueue named q in team-a pointing at a ClusterQueue", "predicted": True}
     assert F.WhatIfFit.make("fits", severity="info", variant="fits")["fix"] is None
     # a call site passes the same names whichever variant it picks
-    assert F.NoQueueName.make("m", variant="what-if", holder=None, namespace="ns")["fix"].startswith("add the label")
+    assert F.NoQueueName.make("m", variant="what-if", holder=None, namespace="ns", local_queue="lq",
+                              note="")["fix"].startswith("add the label kueue.x-k8s.io/queue-name: lq")
 
 
 def test_make_refuses_what_the_code_does_not_declare():

@@ -239,3 +239,38 @@ def test_pages_are_a_consistent_read_whatever_the_whole_list_asked_for():
     assert client.queries == [{"resourceVersion": "0", "fieldSelector": "f=v"},
                               {"fieldSelector": "f=v", "limit": 500},
                               {"fieldSelector": "f=v", "limit": 500, "continue": "a"}]
+
+
+class _Body:
+    """A body that arrives a chunk per read, each after ``seconds`` of the fake clock."""
+
+    status = 200
+
+    def __init__(self, clock, chunks, seconds):
+        self.clock, self.chunks, self.seconds = clock, list(chunks), seconds
+
+    def read(self, n=None):
+        self.clock.now += self.seconds
+        return self.chunks.pop(0) if self.chunks else b""
+
+
+def _stream(chunks, seconds, timeout=30.0, start=0.0):
+    from kubectl_kueue_dra.kube.client import Stream
+
+    clock = SimpleNamespace(now=start)
+    clock.monotonic = lambda: clock.now
+    client = SimpleNamespace(clock=clock, opts=SimpleNamespace(request_timeout=timeout))
+    return Stream(client, _Body(clock, chunks, seconds), "GET", "/x", 0.0, timeout)
+
+
+def test_a_whole_list_that_keeps_arriving_is_read_past_the_timeout():
+    """100 chunks 10 s apart: 1,000 s in all, never 30 s without a byte (a stall within one read
+    is the socket's read timeout)."""
+    stream = _stream([b"x"] * 100, 10.0)
+    assert b"".join(iter(lambda: stream.read(1), b"")) == b"x" * 100
+
+
+def test_a_whole_list_not_read_within_the_timeout_is_given_up():
+    stream = _stream([b"x"], 1.0, start=31.0)  # 31 s after the request, nothing read yet
+    with pytest.raises(errors.Unreachable, match="stopped arriving for --request-timeout"):
+        stream.read(1)

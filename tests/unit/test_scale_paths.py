@@ -249,6 +249,56 @@ DOCS = [
 ]
 
 
+def test_compactor_holds_shared_attribute_values_but_not_identities():
+    """Shared attribute values are held (the shape check looks at each once); an attribute found
+    to be an identity (a uuid on every device) is released again."""
+    compact = SliceCompactor()
+    slices = [{"kind": "ResourceSlice", "metadata": {"name": f"s{n}"},
+               "spec": {"driver": NV, "pool": {"name": f"p{n}"},
+                        "devices": [dev(f"d{n}-{k}", uuid=f"U-{n}-{k}") for k in range(10)]}} for n in range(60)]
+    for s in slices:
+        compact(s)
+    first, last = slices[0]["spec"]["devices"][0]["attributes"], slices[-1]["spec"]["devices"][-1]["attributes"]
+    assert first["type"] is last["type"] and id(first["type"]) in compact.parts.held
+    assert not any(id(d["attributes"]["uuid"]) in compact.parts.held for s in slices for d in s["spec"]["devices"])
+
+
+def test_published_counts_shared_and_distinct_parts_as_per_device():
+    """Counting each shared counter consumption or capacity once per object, times its devices,
+    gives what a count per device gives (names in the order first met)."""
+    from kubectl_kueue_dra.dra.published import published
+
+    slices = cluster() + copy.deepcopy(cluster())
+    compact = SliceCompactor()
+    for s in slices[:6]:
+        compact(s)  # the first copy shares its parts, the second does not
+    slices[1]["spec"]["devices"][0]["consumesCounters"] = [{"counterSet": "cs", "counters": {"other": {"value": "1"}}}]
+    counters, capacities = {}, {}
+    for s in slices:
+        for d in s["spec"]["devices"]:
+            for name in {n for e in d.get("consumesCounters") or [] for n in e.get("counters") or {}}:
+                counters[name] = counters.get(name, 0) + 1
+            for name in d.get("capacity") or {}:
+                capacities[name] = capacities.get(name, 0) + 1
+    got = published(slices, NV)
+    assert (got.slices, got.counters, got.capacities) == (12, counters, capacities)
+    assert list(got.counters) == list(counters)
+    assert published(slices, "other.example.com").slices == 0
+
+
+def test_consumable_capacity_evidence_looks_at_each_shared_capacity_once():
+    from kubectl_kueue_dra.gates.kubernetes import DRA_CONSUMABLE, objects_evidence
+
+    slices = cluster()
+    compact = SliceCompactor()
+    for s in slices:
+        compact(s)
+    assert objects_evidence(DRA_CONSUMABLE, None, slices) is None
+    slices[-1]["spec"]["devices"][-1]["capacity"] = {"memory": {"value": "1Gi", "requestPolicy": {"default": "1Gi"}}}
+    evidence = objects_evidence(DRA_CONSUMABLE, None, slices)
+    assert evidence is not None and evidence.enabled is True and "s5" in evidence.detail
+
+
 @pytest.mark.parametrize("doc", DOCS, ids=range(len(DOCS)))
 @pytest.mark.parametrize("chunk", [1, 2, 3, 7, 64, 1 << 20])
 @pytest.mark.parametrize("indent", [None, 2])

@@ -55,8 +55,13 @@ def test_devices_of_pods_no_admitted_workload_accounts_for_and_of_unmapped_class
         "5 device(s) of gpu.example.com are allocated to pods Kueue does not charge: 3 in lab (no admitted "
         "Workload: notebook), 1 in team-a (class fpga.example.com not mapped: charged-0), 1 in team-a (no "
         "admitted Workload: waiting-0)"]
-    [f] = uncharged_findings(found)
+    [f] = uncharged_findings(found, "kubectl kueue-dra map set fpga --device-class fpga.example.com")
     assert (f["severity"], f["code"]) == ("warning", "UnchargedDevices")
+    # both reasons: the pods outside Kueue, and the command that maps the unmapped class
+    assert found.unmapped_classes() == ["fpga.example.com"]
+    assert f["fix"] == found.fix("kubectl kueue-dra map set fpga --device-class fpga.example.com") == (
+        "run the pods as Kueue workloads: a queue (label kueue.x-k8s.io/queue-name) in a namespace Kueue manages; map "
+        "the DeviceClass: kubectl kueue-dra map set fpga --device-class fpga.example.com")
 
 
 def test_read_through_a_view_lists_the_pods_of_the_namespaces_whose_claims_are_held():

@@ -15,7 +15,7 @@ from kubectl_kueue_dra.kube.view import SnapshotView
 from kubectl_kueue_dra.dra.cel import SelectorEvaluator
 from kubectl_kueue_dra.dra.device_classes import class_selectors
 from kubectl_kueue_dra.commands.verify import facts as facts_module
-from kubectl_kueue_dra.commands.verify import supply
+from kubectl_kueue_dra.kueue.queues import supply
 from kubectl_kueue_dra.commands.verify.facts import gather
 from kubectl_kueue_dra.commands.verify.registry import REGISTRY
 from kubectl_kueue_dra.commands.verify.run import applicable_paths, run_checks
@@ -82,8 +82,10 @@ def test_extended_resource_example_fails_where_expected():
     failed = {c.id for c in checks.values() if c.status == "fail"}
     assert failed == {"mapped-device-classes", "quota-coverage"}
     assert "gpu-reserved.nvidia.com" in checks["mapped-device-classes"].message
+    # two classes are unmapped: which one the mapping was meant for is the user's to say
     assert checks["mapped-device-classes"].fix == (
-        "kubectl kueue-dra map set whole-gpus --device-class <device-class> --restart")
+        "kubectl kueue-dra map set whole-gpus --device-class <device-class> --restart  # <device-class>: the "
+        "DeviceClass it was meant to be, one of gpu-legacy.nvidia.com, gpu.nvidia.com")
     assert checks["quota-coverage"].fix.startswith("kubectl patch clusterqueue gpu-cq --type=json")
     assert checks["extended-resource-classes"].status == "warn"
     assert "gpu-legacy.nvidia.com" in checks["extended-resource-classes"].message
@@ -367,7 +369,10 @@ def test_extended_resource_classes():
         if o["kind"] == "DeviceClass":
             o["spec"].pop("extendedResourceName")
     check = run(objects, paths=["extended"])[0]["extended-resource-classes"]
-    assert check.status == "fail" and "kubectl patch deviceclass gpu.nvidia.com" in check.fix
+    # the plugin's own command makes the change; the name is a choice, said as one
+    assert check.status == "fail" and check.fix == (
+        "kubectl kueue-dra classes set-extended-resource gpu.nvidia.com nvidia.com/gpu  # nvidia.com/gpu: the name "
+        "pods will request, yours to choose")
 
 
 def test_extended_resource_class_with_counter_mapping_fails():
@@ -386,7 +391,10 @@ def test_no_dra_quota_configured():
     del config["resources"]
     set_kueue_config(objects, config)
     check = run(objects)[0]["dra-quota-configured"]
-    assert check.status == "fail" and check.fix == "kubectl kueue-dra map set gpus --device-class gpu.nvidia.com"
+    # the ClusterQueue covers whole-gpus, which nothing charges: the mapping it was made for
+    assert check.status == "fail" and check.fix == (
+        "kubectl kueue-dra map set whole-gpus --device-class gpu.nvidia.com --restart  # ClusterQueue gpu-cq covers "
+        "whole-gpus, which no mapping or DeviceClass charges yet")
 
 
 def test_quota_coverage_ignore_undeclared():
@@ -461,7 +469,12 @@ def test_local_queue_pointing_nowhere():
     find(objects, "LocalQueue")["spec"]["clusterQueue"] = "gone"
     check = run(objects)[0]["local-queues"]
     assert check.status == "fail" and "team-a/gpu-queue → gone" in check.message
-    assert check.fix == "kubectl -n team-a patch localqueue gpu-queue --type=merge -p '{\"spec\":{\"clusterQueue\":\"gpu-cq\"}}'"
+    # spec.clusterQueue is immutable (Kueue's CRD: self == oldSelf): the LocalQueue is recreated
+    assert check.fix == (
+        "kubectl -n team-a delete localqueue gpu-queue && echo '{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":"
+        "\"LocalQueue\",\"metadata\":{\"name\":\"gpu-queue\",\"namespace\":\"team-a\"},\"spec\":{\"clusterQueue\":"
+        "\"gpu-cq\"}}' | kubectl apply -f -  # spec.clusterQueue cannot be changed; the one ClusterQueue that selects "
+        "the namespace")
 
 
 def test_no_local_queue_feeds_dra_queue():
@@ -472,7 +485,13 @@ def test_no_local_queue_feeds_dra_queue():
     other["spec"]["resourceGroups"][0]["flavors"][0]["resources"] = [{"name": "cpu", "nominalQuota": "1"}]
     objects.append(other)
     find(objects, "LocalQueue")["spec"]["clusterQueue"] = "cpu-cq"
-    assert run(objects)[0]["local-queues"].status == "warn"
+    check = run(objects)[0]["local-queues"]
+    assert check.status == "warn"
+    # the one team namespace gpu-cq selects gets the LocalQueue
+    assert check.fix == (
+        "echo '{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"LocalQueue\",\"metadata\":{\"name\":\"gpu-cq\","
+        "\"namespace\":\"team-a\"},\"spec\":{\"clusterQueue\":\"gpu-cq\"}}' | kubectl apply -f -  # the one team "
+        "namespace ClusterQueue gpu-cq selects")
 
 
 def test_openshift_managed_label_missing():

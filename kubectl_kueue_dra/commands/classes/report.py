@@ -5,6 +5,7 @@ Pure: takes the objects, returns the JSON document of the output contract.
 """
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ...dra.cel import CelCompileError, CelError, SelectorEvaluator, compile_selector
@@ -12,8 +13,20 @@ from ...dra.device_classes import class_selectors, extended_resource_winners
 from ...dra.devices import Pool, ShapeIndex, count_matching
 from ...findings import codes as F
 from ...kueue.config.mappings import Mapping, lookup, mappings_for
+from ...kueue.install.command import map_restart
 from ...kueue.queues.cluster_queue import queues_covering
+from ...kueue.queues.proposals import cover_fix, quota_resource_for
+from ...kueue.queues.supply import resource_supply
 from ..dropped import Dropped
+
+
+@dataclass(frozen=True, kw_only=True)
+class Fixes:
+    """What the fixes of every class are filled with: the resources already charged (None: unknown),
+    how ``map set`` is run here (``--restart`` upstream)."""
+
+    charged: set[str] | None
+    restart: str = ""
 
 
 def _sharing(device_classes: list[dict[str, Any]], ern: str) -> list[str]:
@@ -25,11 +38,13 @@ def describe_class(dc: dict[str, Any], *, device_classes: list[dict[str, Any]],
                    mappings: list[Mapping] | None, cluster_queues: list[dict[str, Any]] | None,
                    pools: list[Pool] | None, evaluator: SelectorEvaluator,
                    winners: dict[str, str], index: ShapeIndex | None = None,
+                   fixes: Fixes | None = None,
                    dropped: Sequence[tuple[Dropped, dict[str, Any]]] = ()) -> dict[str, Any]:
     name = dc["metadata"]["name"]
     ern: str | None = (dc.get("spec") or {}).get("extendedResourceName")
     selectors = class_selectors(dc)
     findings: list[dict[str, Any]] = [f for _, f in dropped]  # written, not stored: said first
+    fixes = fixes or Fixes(charged=None)
 
     mapping = lookup(mappings, name) if mappings is not None else None
     all_mappings = mappings_for(mappings, name) if mappings is not None else []
@@ -48,15 +63,17 @@ def describe_class(dc: dict[str, Any], *, device_classes: list[dict[str, Any]],
         findings.append(F.DuplicateExtendedResourceName.make(
             f"extendedResourceName {ern} is set on {name} and {', '.join(losers)}; the scheduler and Kueue "
             f"pick {name} (newest, then first by name), so requests for {ern} never use {', '.join(losers)}",
-            device_classes=", ".join(losers)))
+            clear="; ".join(f"kubectl kueue-dra classes set-extended-resource {c} --clear" for c in losers)))
 
     if mappings is not None and quota_resource is None:
+        choice = quota_resource_for(name, cluster_queues=cluster_queues, charged=fixes.charged)
         lost = " (the one it was written with was dropped by the API server)" if any(
             d.written.field == "spec.extendedResourceName" for d, _ in dropped) else ""
         findings.append(F.NoQuotaResource.make(
             f"{name} is not in deviceClassMappings and has no usable extendedResourceName{lost}: Kueue "
             f"rejects ResourceClaimTemplates that request it (\"DeviceClass {name} is not mapped in "
-            f"DRA configuration\")", device_class=name))
+            f"DRA configuration\")", device_class=name, quota_resource=choice.value, why=choice.why,
+            restart=fixes.restart))
 
     if ern and ern_usable and mapping is not None and mapping.counter_sources:
         findings.append(F.ExtendedResourceWithCounters.make(
@@ -72,9 +89,15 @@ def describe_class(dc: dict[str, Any], *, device_classes: list[dict[str, Any]],
             queues = queues_covering(cluster_queues, resource)
             covered_by.extend(q for q in queues if q not in covered_by)
             if not queues:
+                found = next((m for m in all_mappings if m.name == resource), None)
+                have, what = (resource_supply(pools, classes=found.device_class_names if found else (name,),
+                                              mapping=found, device_classes=device_classes, evaluator=evaluator,
+                                              index=index)
+                              if pools is not None else (None, "the ResourceSlices could not be read"))
                 findings.append(F.NotCoveredByQueue.make(
                     f"no ClusterQueue covers {resource}: workloads charged {resource} for {name} "
-                    f"are not admitted (\"resource {resource} unavailable in ClusterQueue\")", resource=resource))
+                    f"are not admitted (\"resource {resource} unavailable in ClusterQueue\")",
+                    **cover_fix(cluster_queues, resource, have, what=what)))
 
     matching: int | None = None
     matching_pools: int | None = None
@@ -122,17 +145,19 @@ def describe_class(dc: dict[str, Any], *, device_classes: list[dict[str, Any]],
 
 def classes_report(device_classes: list[dict[str, Any]], *, mappings: list[Mapping] | None,
                    cluster_queues: list[dict[str, Any]] | None, pools: list[Pool] | None,
-                   evaluator: SelectorEvaluator | None = None,
+                   evaluator: SelectorEvaluator | None = None, config_kind: str | None = None,
                    dropped: Sequence[tuple[Dropped, dict[str, Any]]] = ()) -> list[dict[str, Any]]:
     """Each DeviceClass described; ``dropped``: the gated fields the API server dropped (``commands/
     dropped``), each with its finding — a class's own are said with it."""
     evaluator = evaluator or SelectorEvaluator()
     winners = extended_resource_winners(device_classes)
+    fixes = Fixes(charged=None if mappings is None else {m.name for m in mappings} | set(winners),
+                  restart=map_restart(config_kind))
     ordered = sorted(device_classes, key=lambda dc: dc["metadata"]["name"])
     index = _shape_index(ordered, pools, evaluator) if pools is not None else None
     return [describe_class(dc, device_classes=device_classes, mappings=mappings,
                            cluster_queues=cluster_queues, pools=pools, evaluator=evaluator,
-                           winners=winners, index=index,
+                           winners=winners, index=index, fixes=fixes,
                            dropped=[(d, f) for d, f in dropped if d.kind == "DeviceClass"
                                     and d.name == dc["metadata"]["name"]]) for dc in ordered]
 

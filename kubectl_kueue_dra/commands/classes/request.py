@@ -10,7 +10,10 @@ from ...findings import is_partial, unreadable_findings
 from ...kube.view import ClusterView
 from ...kueue.charge.unaccounted import uncharged_findings
 from ...kueue.install import flags
-from ...kueue.install.command import document_for_cli
+from ...kueue.config.dra_resources import dra_resources
+from ...kueue.install.command import document_for_cli, map_restart
+from ...kueue.queues.proposals import map_command
+from ...kueue.install.fix_rights import with_rights
 from .facts import ClassesFacts, gather
 
 
@@ -45,9 +48,15 @@ def classes_document(view: ClusterView, req: ClassesRequest) -> dict[str, Any]:
     if req.devices is not None:
         return _devices_document(view, req.devices, facts)
     assert facts.uncharged is not None
+    unmapped = facts.uncharged.unmapped_classes()
+    mapper = map_command(unmapped, cluster_queues=facts.cluster_queues,
+                         charged=None if facts.mappings is None else {r.name for r in dra_resources(
+                             facts.mappings, facts.device_classes)},
+                         restart=map_restart(facts.config.kind)) if unmapped else ""
     report = classes_report(facts.device_classes, mappings=facts.mappings, cluster_queues=facts.cluster_queues,
-                            pools=facts.pools, evaluator=SelectorEvaluator(), dropped=facts.dropped)
-    return document_for_cli({
+                            pools=facts.pools, evaluator=SelectorEvaluator(), config_kind=facts.config.kind,
+                            dropped=facts.dropped)
+    return with_rights(document_for_cli({
         "source": facts.source,
         "kueueConfig": facts.config.target() if facts.config.found else None,
         "kueueInstallation": facts.installation.to_json(),
@@ -55,8 +64,8 @@ def classes_document(view: ClusterView, req: ClassesRequest) -> dict[str, Any]:
         "deviceClasses": report if facts.selected is None else [c for c in report if c["name"] in facts.selected],
         "uncharged": facts.uncharged.doc(),
         "findings": unreadable_findings(view) + facts.findings + _slices_dropped(facts)
-        + uncharged_findings(facts.uncharged),
-    }, facts.cli)
+        + uncharged_findings(facts.uncharged, mapper),
+    }, facts.cli), view, facts.config)
 
 
 def _slices_dropped(facts: ClassesFacts) -> list[dict[str, Any]]:
@@ -82,11 +91,11 @@ def _devices_document(view: ClusterView, wanted: str, facts: ClassesFacts) -> di
     else:
         listed = [class_devices(dc, mappings=facts.mappings, pools=facts.pools, evaluator=evaluator)
                   for dc in chosen]
-    return document_for_cli({
+    return with_rights(document_for_cli({
         "source": facts.source,
         "kueueConfig": facts.config.target() if facts.config.found else None,
         "kueueInstallation": facts.installation.to_json(),
         "partial": is_partial(view),
         "devices": listed,
         "findings": unreadable_findings(view) + facts.findings + [f for _, f in facts.dropped],
-    }, facts.cli)
+    }, facts.cli), view, facts.config)

@@ -17,7 +17,8 @@ from ...findings import is_partial
 from ...kube.manifest import manifest_name
 from ...kube.view import ClusterView
 from ...kueue.charge import ChargeEngine, ChargeLine, ChargeResult, format_usage
-from ...kueue.install.command import document_for_cli
+from ...kueue.install.command import document_for_cli, map_restart
+from ...kueue.install.fix_rights import with_rights
 from ...kueue.workloads.lifecycle import FINISHED, PENDING, PREEMPTED, classify
 from .context import KueueContext, Settings, kueue_mappings
 from .facts import ExplainFacts, gather
@@ -34,7 +35,7 @@ from .pods import past_admission
 from .position import position_part
 from .queue import queue_part
 from .queue_docs import podset_fields, position_doc, preemption_doc
-from .recorded import dra_findings, recorded_part
+from .recorded import Fills, dra_findings, recorded_part
 from .states import state_part, state_word
 from .subject import Subject
 
@@ -82,7 +83,8 @@ def explain_facts(facts: ExplainFacts) -> dict[str, Any]:
     state = state_part(facts, facts.checks, life) if life is not None else None
     holds, admitted = bool(life and life.holds_quota), bool(life and life.admitted)
 
-    requeue = dra_findings(result, holds) + admissibility_findings(result, inputs.adjust.limit_ranges, False)
+    fills = _fills(facts, inputs)
+    requeue = dra_findings(result, holds, fills) + admissibility_findings(result, inputs.adjust.limit_ranges, False)
     if life is not None and life.state == FINISHED:
         requeue = []
     elif not holds:  # else Kueue's record stands: what it would say now only matters after an eviction
@@ -103,7 +105,7 @@ def explain_facts(facts: ExplainFacts) -> dict[str, Any]:
         queue_found, queue_requeue = [f for f in queue_found if f["severity"] == "info"], []
     if wl is not None:  # one fact, one finding: what the queue part states, Kueue's condition does not repeat
         recorded_doc, more = recorded_part(wl, result, binary, dra_resources, {f["code"] for f in queue_found},
-                                           life)
+                                           life, fills=fills)
         findings.extend(more)
     findings.extend(queue_found)
     if holds:
@@ -130,7 +132,7 @@ def explain_facts(facts: ExplainFacts) -> dict[str, Any]:
     first = (state.findings if state else []) + [f for f in findings if f["code"] in FIRST_REASONS]
     word, reason = state_word(state, first + findings, wl is None)
     cli = facts.cli  # first: a 403 it meets makes the answer partial too
-    return document_for_cli({
+    return with_rights(document_for_cli({
         "workload": ({"namespace": ns, "name": wl["metadata"]["name"]} if wl is not None else None),
         "manifest": _manifest_doc(subject),
         "kueueVersion": ctx.semantics.version,
@@ -154,7 +156,18 @@ def explain_facts(facts: ExplainFacts) -> dict[str, Any]:
         "events": past.events,
         "partial": is_partial(view),
         "findings": (state.findings if state else []) + findings,
-    }, cli)
+    }, cli), view, ctx.config)
+
+
+def _fills(facts: ExplainFacts, inputs: Any) -> Fills:
+    """What the fixes of Kueue's DRA messages are filled with (``recorded.Fills``), from the facts read."""
+    mappings = kueue_mappings(facts.kueue)
+    charged = None if facts.device_classes is None else \
+        {m.name for m in mappings} | inputs.extended_resource_names()
+    drivers = {kind: tuple(sorted({s.driver for m in mappings for s in m.sources if s.type == kind}))
+               for kind in ("counter", "capacity")}
+    return Fills(cluster_queue=facts.cluster_queue, charged=charged, restart=map_restart(facts.kueue.config.kind),
+                 drivers=drivers)
 
 
 def _position(asked: dict[str, Any] | None, derived: dict[str, Any] | None, queued: bool) -> dict[str, Any] | None:

@@ -7,21 +7,29 @@ what-if whether it would fit now.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ...findings import codes as F
 from ...k8s.labels import namespace_labels, selector_matches
-from ...kueue.charge import ChargeResult
+from ...dra.cel import SelectorEvaluator
+from ...dra.devices import group_pools
+from ...kueue.charge import ChargeResult, Unknowable, format_usage
+from ...kueue.config.dra_resources import dra_resources
 from ...kueue.names import OPENSHIFT_MANAGED_LABEL
 from ...kueue.queues.activity import Activity, cluster_queue_activity
 from ...kueue.queues.blockers import QueueState, is_blocker_message, local_queue_fix, queue_blocker
 from ...kueue.queues.cluster_queue import covered_resources
 from ...kueue.queues.namespaces import OPENSHIFT, ManagedNamespaces
+from ...kueue.queues.proposals import cluster_queue_for, cover_command, fitting_cluster_queues, local_queue_for, \
+    queue_note, selecting_labels
 from ...kueue.queues.quota import quota_table
 from ...kueue.queues.quota_tree import TreeError, cohort_of
+from ...kueue.queues.supply import resource_supply
 from ...kueue.scheduler.snapshot import Snapshot
 from ...kueue.workloads.status import NAMESPACE_MISMATCH
+from .context import kueue_mappings
 from .facts import ExplainFacts
 from .flavor_findings import model_findings
 from .queue_docs import verdict_doc
@@ -44,17 +52,30 @@ class QueuePath:
     activity: Activity | None = None  # whether the ClusterQueue admits (derived once, in the facts)
     holds_quota: bool = False  # the workload holds quota (its reservation, not a new admission, is at stake)
     admitted: bool = False
+    #: the LocalQueues of the namespace (read only for a workload that names none; None: unknown)
+    local_queues: list[dict[str, Any]] | None = None
+    cluster_queues: list[dict[str, Any]] | None = None  # every ClusterQueue, for the same (None: unknown)
+    #: what the cluster has of a resource (the quota a fix proposes) as text, or None; and of what, or why not
+    supply: Callable[[str], tuple[str | None, str]] = lambda name: (None, "not computed")
 
 
 def queue_findings(path: QueuePath, totals: dict[str, int], namespace: str) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     if not path.local_queue_name:
+        variant = _queue_name_fix(path.holder)
+        wanted = [r for r, v in totals.items() if v > 0]
+        choice = local_queue_for(path.local_queues, namespace, cluster_queues=path.cluster_queues, resources=wanted)
+        here = sorted(str(q["metadata"]["name"]) for q in path.local_queues or []
+                      if q["metadata"].get("namespace") == namespace)
+        note = "" if path.local_queues is None and choice is None else \
+            queue_note(choice, namespace, here, comment=variant == "")
         out.append(F.NoQueueName.make("the workload names no LocalQueue (label kueue.x-k8s.io/queue-name): Kueue "
                                       "does not manage it unless manageJobsWithoutQueueName is set",
-                                      variant=_queue_name_fix(path.holder), holder=path.holder,
-                                      namespace=namespace))
+                                      variant=variant, holder=path.holder, namespace=namespace,
+                                      local_queue=choice.value if choice else "<local-queue>", note=note))
         return out
     if path.namespace is not None and not path.managed.manages(path.namespace):
+        labels = selecting_labels(path.managed.selector)
         if path.managed.how == OPENSHIFT:
             out.append(F.NamespaceNotManaged.make(
                 f"namespace {namespace} lacks the label {OPENSHIFT_MANAGED_LABEL}=true: the Kueue operator's "
@@ -63,7 +84,7 @@ def queue_findings(path: QueuePath, totals: dict[str, int], namespace: str) -> l
         else:
             out.append(F.NamespaceNotManaged.make(
                 f"namespace {namespace} does not match Kueue's {path.managed.describe().removeprefix('the ')}: "
-                "its jobs bypass quota"))
+                "its jobs bypass quota", variant="labels" if labels else "", namespace=namespace, labels=labels))
     cq_name = path.cluster_queue_name or ((path.local_queue or {}).get("spec") or {}).get("clusterQueue")
     blocker = queue_blocker(QueueState(
         namespace=namespace, local_queue_name=path.local_queue_name, local_queue=path.local_queue,
@@ -81,9 +102,10 @@ def queue_findings(path: QueuePath, totals: dict[str, int], namespace: str) -> l
     covered = covered_resources(cq)
     for name in sorted(totals):
         if name not in covered and totals[name] > 0:
+            have, what = path.supply(name)
             out.append(F.ResourceNotCovered.make(
                 f"ClusterQueue {cq_name} does not cover {name}: the workload cannot be admitted "
-                f"(\"resource {name} unavailable in ClusterQueue\")", resource=name, cluster_queue=cq_name))
+                f"(\"resource {name} unavailable in ClusterQueue\")", command=cover_command(cq, name, have, what=what)))
     return out
 
 
@@ -105,8 +127,10 @@ def _selector_findings(cq_name: object, spec: dict[str, Any], path: QueuePath,
             f"is admitted through it (\"{NAMESPACE_MISMATCH}\")", variant="no-selector", cluster_queue=cq_name)]
     if path.namespace is None or selector_matches(selector, namespace_labels(path.namespace)):
         return []
+    labels = selecting_labels(selector)
     return [F.NamespaceNotSelected.make(f"ClusterQueue {cq_name}'s namespaceSelector does not match namespace "
-                                        f"{namespace} (\"{NAMESPACE_MISMATCH}\")")]
+                                        f"{namespace} (\"{NAMESPACE_MISMATCH}\")", variant="labels" if labels else "",
+                                        namespace=namespace, labels=labels, cluster_queue=cq_name)]
 
 
 #: what a workload holding quota would meet if it were evicted and queued again (not its verdict now)
@@ -126,14 +150,18 @@ def queue_part(facts: ExplainFacts, result: ChargeResult, holds_quota: bool, adm
     subject, wl, managed = facts.subject, facts.workload, facts.managed
     ns, cq_name = subject.namespace, facts.cluster_queue_name
     holder = subject.job_reference or (f"workload/{wl['metadata']['name']}" if wl is not None else None)
+    unnamed = not facts.local_queue_name  # the LocalQueues are read only to name one
     path = QueuePath(local_queue_name=facts.local_queue_name, local_queue=facts.local_queue,
                      cluster_queue=facts.cluster_queue, namespace=facts.namespace, managed=managed, holder=holder,
                      unreadable=facts.unreadable, cluster_queue_name=cq_name, activity=facts.activity,
-                     holds_quota=holds_quota, admitted=admitted)
+                     holds_quota=holds_quota, admitted=admitted,
+                     local_queues=facts.local_queues if unnamed else None,
+                     cluster_queues=facts.cluster_queues if unnamed else None,
+                     supply=lambda name: _supply(facts, name, totals, binary))
     found = queue_findings(path, totals, ns)
     for f in found:
         if f["code"] == F.LocalQueueMissing.name and facts.local_queue_name:
-            f["fix"] = _local_queue_fix(facts, facts.local_queue_name)
+            f["fix"] = _local_queue_fix(facts, facts.local_queue_name, totals)
     requeue: list[dict[str, Any]] = []
     if not holds_quota:
         findings.extend(found)
@@ -181,12 +209,37 @@ def _unexcluded(model: QueueModel, cluster_queue: dict[str, Any]) -> Snapshot | 
         return None
 
 
-def _local_queue_fix(facts: ExplainFacts, name: str) -> str:
-    """The LocalQueue to create, pointing at the cluster's one ClusterQueue when it has one (else
-    the ClusterQueues are named to pick from)."""
-    names = sorted(str(q["metadata"]["name"]) for q in facts.cluster_queues or [])
-    fix = local_queue_fix(facts.subject.namespace, name, names[0] if len(names) == 1 else None)
-    return fix + (f" (ClusterQueues: {', '.join(names)})" if len(names) > 1 else "")
+def _local_queue_fix(facts: ExplainFacts, name: str, totals: dict[str, int]) -> str:
+    """The LocalQueue to create, pointing at the one ClusterQueue that selects the namespace and
+    covers what the workload requests (else the ClusterQueues to pick from are named)."""
+    wanted = [r for r, v in totals.items() if v > 0]
+    choice = cluster_queue_for(facts.cluster_queues, namespace=facts.namespace, resources=wanted)
+    if choice is not None:
+        return local_queue_fix(facts.subject.namespace, name, choice.value, choice.why)
+    fit = fitting_cluster_queues(facts.cluster_queues, namespace=facts.namespace, resources=wanted)
+    every = sorted(str(q["metadata"]["name"]) for q in facts.cluster_queues or [])
+    why = (f"<cluster-queue>: one of {', '.join(fit)}" if fit else
+           f"<cluster-queue>: no ClusterQueue selects namespace {facts.subject.namespace} and covers "
+           f"{', '.join(sorted(wanted))} (ClusterQueues: {', '.join(every)})" if every else
+           "<cluster-queue>: the ClusterQueues could not be read" if facts.cluster_queues is None else
+           "<cluster-queue>: no ClusterQueue exists; create one first")
+    return local_queue_fix(facts.subject.namespace, name, None, why)
+
+
+def _supply(facts: ExplainFacts, name: str, totals: dict[str, int], binary: set[str]) -> tuple[str | None, str]:
+    """The nominal quota a fix covering ``name`` proposes: what the cluster's devices give of a DRA
+    resource, else what this workload requests of it."""
+    resource = next((r for r in dra_resources(kueue_mappings(facts.kueue), facts.device_classes) if r.name == name),
+                    None)
+    if resource is None:
+        return format_usage(name, totals[name], binary), "what this workload requests"
+    try:
+        slices = facts.slices(None)
+    except Unknowable as e:
+        return None, e.reason
+    have, what = resource_supply(group_pools(slices), classes=resource.classes, mapping=resource.mapping,
+                                 device_classes=facts.device_classes, evaluator=SelectorEvaluator())
+    return (None if have is None else str(have)), what
 
 
 _BLOCKERS = {c.name for c in (F.LocalQueueMissing, F.LocalQueueStopped, F.ClusterQueueMissing,

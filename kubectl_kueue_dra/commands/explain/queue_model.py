@@ -116,9 +116,10 @@ def build(world: QueueWorld, subject: Subject, result: ChargeResult, cluster_que
     except TreeError as e:
         model.unknown = str(e)
         return model
+    if model.missing:  # a search without part of the requests would state a guess: none is run
+        model.assignment = Assignment(unknown=f"the charge of {', '.join(sorted(set(model.missing)))} is unknown")
+        return model
     model.assignment = assign(model.snapshot, model.preemptor, binary=frozenset(binary))
-    if model.missing:
-        model.assignment.caveats.append(f"the charge of {', '.join(sorted(set(model.missing)))} is unknown: left out")
     if model.priority.value is None and model.assignment.mode != "Fit":  # it matters for preemption only
         model.assignment.caveats.append(f"its priority is unknown ({model.priority.problem}); 0 is assumed")
     if not model.holds_quota:

@@ -7,12 +7,14 @@ Pure: takes the Workload and the charge result, returns document parts and findi
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from ...dra.quantity import QuantityError, parse_quantity
 from ...findings import codes as F
 from ...kueue.charge import ChargeResult, format_usage, kueue_int
 from ...kueue.queues.blockers import is_blocker_message
+from ...kueue.queues.proposals import quota_resource_for
 from ...kueue.workloads.lifecycle import Lifecycle
 from ...kueue.workloads.status import Cause, cause_of, condition, recorded_usage
 
@@ -20,9 +22,43 @@ from ...kueue.workloads.status import Cause, cause_of, condition, recorded_usage
 FAILED_CHECKS = "The workload has failed admission checks"
 
 
+@dataclass(frozen=True, kw_only=True)
+class Fills:
+    """What the fixes of Kueue's DRA messages are filled with beyond what a message names: the
+    workload's ClusterQueue (None: unknown), the quota resources charged already (None: unknown),
+    how ``map set`` is run here, the drivers of the mappings' counter and capacity sources."""
+
+    cluster_queue: dict[str, Any] | None = None
+    charged: set[str] | None = None
+    restart: str = ""
+    drivers: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def make(self, cause: Cause, message: str, **kw: Any) -> dict[str, Any]:
+        """The finding of ``cause``, its fix filled in."""
+        variant, args = cause.variant, dict[str, Any](cause.named)
+        if cause.code is F.DeviceClassNotMapped:
+            queues = None if self.cluster_queue is None else [self.cluster_queue]
+            choice = quota_resource_for(args.get("device_class") or "devices", cluster_queues=queues,
+                                        charged=self.charged)
+            variant = "" if "device_class" in args else "unnamed"
+            args.update(quota_resource=choice.value, why=choice.why, restart=self.restart)
+        elif cause.code is F.NotEnoughMatchingDevices and variant == "counter-or-capacity":
+            kind = "capacity" if "capacity driver" in message else "counter"
+            drivers = self.drivers.get(kind, ())
+            if len(drivers) == 1:
+                args["driver"] = drivers[0]
+            else:
+                variant, args["drivers"] = "driver-unknown", ", ".join(drivers) or "the mappings' drivers"
+        elif cause.code is F.CapacityRequestUnsatisfiable and "dimension" not in args:
+            variant = "unnamed"
+        elif cause.code is F.QuotaExhausted and self.cluster_queue is not None:
+            variant, args["cluster_queue"] = "", (self.cluster_queue.get("metadata") or {}).get("name")
+        return cause.code.make(message, variant=variant, **args, **kw)
+
+
 def recorded_part(wl: dict[str, Any], result: ChargeResult, binary: set[str], dra_resources: set[str],
-                  stated: set[str],
-                  life: Lifecycle | None = None) -> tuple[dict[str, str] | None, list[dict[str, Any]]]:
+                  stated: set[str], life: Lifecycle | None = None, *,
+                  fills: Fills | None = None) -> tuple[dict[str, str] | None, list[dict[str, Any]]]:
     """What Kueue recorded for the Workload, and the findings of comparing it with the prediction."""
     findings: list[dict[str, Any]] = []
     recorded_doc = None
@@ -32,7 +68,7 @@ def recorded_part(wl: dict[str, Any], result: ChargeResult, binary: set[str], dr
         findings.extend(compare(result, recorded, "status.admission" if source == "admission"
                                 else "status.resourceRequests", dra_resources))
     if life is None or life.kueue_says is not None:  # else the state's findings say what Kueue recorded
-        findings.extend(_condition_findings(wl, result, stated))
+        findings.extend(_condition_findings(wl, result, stated, fills or Fills()))
     return recorded_doc, findings
 
 
@@ -87,17 +123,18 @@ def compare(result: ChargeResult, recorded: dict[str, dict[str, str]], source: s
     return findings
 
 
-def dra_findings(result: ChargeResult, holds_quota: bool = False) -> list[dict[str, Any]]:
+def dra_findings(result: ChargeResult, holds_quota: bool = False, fills: Fills | None = None) -> list[dict[str, Any]]:
     if not result.rejected:
         return []
     found = cause_of(result.message or "")
     found = found or Cause(F.DRARejected, "Kueue's DRA preprocessing fails")
     retry = " Kueue retries it with backoff." if result.retried and not holds_quota else ""
-    return [found.code.make(f"Kueue rejects this workload's DRA requests: {found.cause}.{retry} "
-                            f"Kueue's message: {result.message}", variant=found.variant, extra={"predicted": True})]
+    return [(fills or Fills()).make(found, f"Kueue rejects this workload's DRA requests: {found.cause}.{retry} "
+                                           f"Kueue's message: {result.message}", extra={"predicted": True})]
 
 
-def _condition_findings(wl: dict[str, Any], result: ChargeResult, stated: set[str]) -> list[dict[str, Any]]:
+def _condition_findings(wl: dict[str, Any], result: ChargeResult, stated: set[str],
+                        fills: Fills) -> list[dict[str, Any]]:
     """Kueue's recorded reason, unless a finding of ours already states the same fact (``stated``:
     the codes of the quota verdict, which quotes Kueue's words)."""
     out: list[dict[str, Any]] = []
@@ -113,8 +150,7 @@ def _condition_findings(wl: dict[str, Any], result: ChargeResult, stated: set[st
     if found and found.code.name in stated:
         return out
     if found:  # the code's own severity: QuotaExhausted waits, the others keep it out
-        out.append(found.code.make(f"Kueue says: {message} — {found.cause}", variant=found.variant,
-                                   extra={"reason": qr.get("reason")}))
+        out.append(fills.make(found, f"Kueue says: {message} — {found.cause}", extra={"reason": qr.get("reason")}))
     elif message:
         out.append(F.NotAdmitted.make(f"Kueue says: {message}", extra={"reason": qr.get("reason")}))
     if result.message and message and message != result.message and \

@@ -75,8 +75,15 @@ def _not_managed_reason(view: ClusterView, obj: dict[str, Any], namespace: str, 
     config = load_kueue_config(view, kueue_namespace)
     cli = cli_of(view, config)
     if QUEUE_LABEL not in labels:
+        from ...kueue.queues.proposals import local_queue_for, queue_note
+
+        queues = view.try_list("LocalQueue", namespace)
+        choice = local_queue_for(queues, namespace)
+        here = sorted(str(q["metadata"]["name"]) for q in queues or [])
+        note = queue_note(choice, namespace, here, comment=False) if queues is not None else ""
         return (f"{kind}/{name} is not managed by Kueue: it has no {QUEUE_LABEL} label "
-                f"({cli} label -n {namespace} {kind}/{name} {QUEUE_LABEL}=<local-queue>)")
+                f"({cli} label -n {namespace} {kind}/{name} {QUEUE_LABEL}={choice.value if choice else '<local-queue>'}"
+                f"{note})")
     install = installation_of(view, config)
     rule = namespace_rule(openshift=config.kind == "Kueue", configuration=config.document,
                           kueue_version=install.version, kueue_namespace=install.namespace)

@@ -23,6 +23,8 @@ from ...kueue.config.mapping_edits import current_mappings, remove_mapping, set_
 from ...kueue.config.mapping_rules import Violation, new_violations, validate
 from ...kueue.config.mappings import Source, parse_mappings
 from ...kueue.install import flags
+from ...kueue.install.command import cli_of, document_for_cli
+from ...kueue.install.fix_rights import with_rights
 from ...kueue.install.platform import read_cluster_version
 from ...kueue.install.rollout import next_steps
 from ...kueue.install.target import TargetFacts
@@ -282,6 +284,6 @@ def apply_change(view: ClusterView, req: ChangeRequest) -> tuple[dict[str, Any],
             late_error = e
             doc["findings"].append(F.RolloutNotComplete.make(e.message, variant="" if e.hint else "no-hint",
                                                              hint=e.hint))
-    return doc, late_error
+    return with_rights(document_for_cli(doc, cli_of(view, config)), view, config), late_error
 
 

@@ -149,7 +149,7 @@ def _unpublished(w: Wanted, old: Mapping | None, facts: ClusterFacts) -> tuple[l
                 f"no ResourceSlice of driver {s.driver} publishes {s.type} {s.name} in {where_published} "
                 f"(it publishes: {', '.join(shown[:12]) or 'none'}{more}): Kueue would fail every workload charged "
                 "through it",
-                variant="map", fix_args={"example": (close or names or ["<name>"])[0]}))
+                variant="map" if names else "map-none", fix_args={"example": (close or names)[0]} if names else {}))
     return refused, warned
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...dra.cel import SelectorEvaluator
 from ...dra.counter_sets import counter_problems
 from ...dra.devices import group_pools
 from ...dra.published import published
@@ -16,6 +17,8 @@ from ...dra.units import unit_scale
 from ...findings import codes as F
 from ...kueue.config.mappings import Mapping
 from ...kueue.queues.cluster_queue import queues_covering, quota_entries
+from ...kueue.queues.proposals import cover_fix
+from ...kueue.queues.supply import resource_supply
 
 
 def _counter_set_findings(m: Mapping, slices: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -51,8 +54,8 @@ def _source_findings(m: Mapping, slices: list[dict[str, Any]]) -> list[dict[str,
             out.append(code.make(
                 f"mapping {m.name}: no device of driver {s.driver} publishes {s.type} {s.name} in "
                 f"{where} (published: {known}); Kueue fails such workloads with \"matched devices "
-                f"have no …\"", severity="warning", variant="map", example=(sorted(names) or ["<name>"])[0],
-                extra={"mapping": m.name}))
+                f"have no …\"", severity="warning", variant="map" if names else "map-none",
+                **({"example": sorted(names)[0]} if names else {}), extra={"mapping": m.name}))
     return out
 
 
@@ -79,9 +82,20 @@ def _cohort_findings(m: Mapping, cluster_queues: list[dict[str, Any]]) -> list[d
     return out
 
 
+def _supply(m: Mapping, device_classes: list[dict[str, Any]] | None, slices: list[dict[str, Any]] | None,
+            evaluator: SelectorEvaluator) -> tuple[Any, str]:
+    """What the cluster has of the mapping's resource (the nominal quota a fix proposes), or why
+    that is unknown."""
+    if slices is None:
+        return None, "the ResourceSlices could not be read"
+    return resource_supply(group_pools(slices), classes=m.device_class_names, mapping=m, device_classes=device_classes,
+                           evaluator=evaluator)
+
+
 def describe_mapping(m: Mapping, *, device_classes: list[dict[str, Any]] | None,
                      cluster_queues: list[dict[str, Any]] | None,
-                     slices: list[dict[str, Any]] | None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+                     slices: list[dict[str, Any]] | None,
+                     evaluator: SelectorEvaluator | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     existing = None if device_classes is None else {dc["metadata"]["name"] for dc in device_classes}
     findings: list[dict[str, Any]] = []
     classes = []
@@ -96,10 +110,11 @@ def describe_mapping(m: Mapping, *, device_classes: list[dict[str, Any]] | None,
     if cluster_queues is not None:
         covered_by = queues_covering(cluster_queues, m.name)
         if not covered_by:
+            have, what = _supply(m, device_classes, slices, evaluator or SelectorEvaluator())
             findings.append(F.NotCoveredByQueue.make(
                 f"mapping {m.name}: no ClusterQueue covers {m.name}: workloads charged {m.name} are "
-                f"not admitted (\"resource {m.name} unavailable in ClusterQueue\")", resource=m.name,
-                extra={"mapping": m.name}))
+                f"not admitted (\"resource {m.name} unavailable in ClusterQueue\")",
+                **cover_fix(cluster_queues, m.name, have, what=what), extra={"mapping": m.name}))
         findings += _cohort_findings(m, cluster_queues)
     if slices is not None:
         findings += _source_findings(m, slices)
@@ -112,9 +127,10 @@ def map_report(mappings: list[Mapping], *, device_classes: list[dict[str, Any]] 
                cluster_queues: list[dict[str, Any]] | None,
                slices: list[dict[str, Any]] | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     entries, findings = [], []
+    evaluator = SelectorEvaluator()
     for m in mappings:
         entry, found = describe_mapping(m, device_classes=device_classes,
-                                        cluster_queues=cluster_queues, slices=slices)
+                                        cluster_queues=cluster_queues, slices=slices, evaluator=evaluator)
         entries.append(entry)
         findings += found
     return entries, findings

@@ -13,6 +13,7 @@ from ...kueue.config.dra_resources import binary_resources, dra_resources
 from ...kueue.config.load import load_kueue_config
 from ...kueue.install import flags
 from ...kueue.install.command import cli_of, document_for_cli
+from ...kueue.install.fix_rights import with_rights
 from ...kueue.install.model import installation_of
 from ...kueue.queues.holdings import QueueWorkloads, by_cluster_queue
 from .report import Inputs, queues_report
@@ -63,7 +64,7 @@ def queues_document(view: ClusterView, req: QueuesRequest) -> dict[str, Any]:
                     binary=binary_resources(mappings))
     queues, cohort_docs, findings = queues_report(inputs, req.cluster_queue)
     cli = cli_of(view, config)  # first: a 403 it meets makes the answer partial too
-    return document_for_cli({
+    return with_rights(document_for_cli({
         "clusterQueues": queues,
         "cohorts": cohort_docs,
         "findings": unreadable_findings(view) + config_findings(config, view) + findings,
@@ -71,4 +72,4 @@ def queues_document(view: ClusterView, req: QueuesRequest) -> dict[str, Any]:
         "source": view.source,
         "kueueConfig": config.target() if config.found else None,
         "kueueInstallation": installation.to_json(),
-    }, cli)
+    }, cli), view, config)

@@ -14,7 +14,7 @@ from . import fixes, guidance
 from .facts import Facts
 from .model import CLAIMS, EXTENDED, FAIL, PARTITIONABLE, PASS, SKIP, WARN
 from .registry import Result, check, names, needs, plural
-from .supply import count_devices, published_counters
+from ...kueue.queues.supply import count_devices, published_counters
 
 DRIVER_FIX = ("check the DRA driver: its kubelet plugin must run on the GPU nodes and publish "
               "ResourceSlices (kubectl get resourceslices; kubectl get pods -A | grep -i dra)")
@@ -97,6 +97,10 @@ def mapped_device_classes(f: Facts) -> Result:
             fix = fixes.map_remove_class(f, mapping.name, missing[0][1])
         else:
             fix = fixes.map_set(f, mapping, classes=[unmapped[0] if len(unmapped) == 1 else "<device-class>"])
+            if len(unmapped) != 1:
+                fix += ("  # <device-class>: the DeviceClass it was meant to be, one of " + names(unmapped, limit=8)
+                        if unmapped else "  # <device-class>: every DeviceClass is mapped already; create the one "
+                                         "it was meant to be")
         return Result(FAIL, f"{text}: claims of it cannot be allocated, and the class it was meant to be is "
                             f"not charged (unmapped DeviceClasses: {names(unmapped) or 'none'})", fix)
     return Result(PASS, f"the {plural(len(listed), 'DeviceClass', 'DeviceClasses')} named in deviceClassMappings "
@@ -212,7 +216,6 @@ def extended_resource_classes(f: Facts) -> Result:
     classes = f.extended_classes()
     if not classes:
         example = sorted(dc["metadata"]["name"] for dc in f.device_classes or [])
-        target = example[0] if example else "<device-class>"
         lost = sorted(d.name for d in f.dropped if d.written.field == "spec.extendedResourceName")
         if lost:  # written, and dropped: the dropped-fields check says why and how
             return Result(FAIL, f"no DeviceClass has spec.extendedResourceName: {', '.join(lost)} "
@@ -221,8 +224,8 @@ def extended_resource_classes(f: Facts) -> Result:
                           f"see dropped-fields: turn {g.DRA_EXTENDED} on, then write {', '.join(lost)} again")
         return Result(FAIL, "no DeviceClass has spec.extendedResourceName: pods requesting an extended "
                             "resource (e.g. nvidia.com/gpu) are not backed by DRA devices",
-                      f"kubectl patch deviceclass {target} --type=merge -p "
-                      "'{\"spec\":{\"extendedResourceName\":\"nvidia.com/gpu\"}}'")
+                      fixes.set_extended_resource(example[0], others=example[1:]) if example else
+                      "install the DRA driver of the devices: it creates their DeviceClasses (none exists)")
     winners = extended_resource_winners(f.device_classes or [])
     fails, warns = [], []
     for dc in classes:
@@ -231,16 +234,14 @@ def extended_resource_classes(f: Facts) -> Result:
         if winners.get(ern) != name:
             warns.append((f"extendedResourceName {ern} is also on {name}; Kueue and the scheduler use "
                           f"{winners[ern]} (newest, then first by name), so {name} is never used for it",
-                          f"kubectl patch deviceclass {name} --type=json -p "
-                          "'[{\"op\":\"remove\",\"path\":\"/spec/extendedResourceName\"}]'"))
+                          fixes.clear_extended_resource(name)))
             continue
         mapping = lookup(f.mappings, name) if f.mappings else None
         if mapping is not None and mapping.counter_sources:
             fails.append((f"pods requesting {ern} resolve to {name}, whose mapping {mapping.name} has counter "
                           "sources: Kueue rejects them (\"use ResourceClaimTemplates with CEL selectors for "
                           "counter-based quota\")",
-                          f"kubectl patch deviceclass {name} --type=json -p "
-                          "'[{\"op\":\"remove\",\"path\":\"/spec/extendedResourceName\"}]'"))
+                          fixes.clear_extended_resource(name)))
     used = ", ".join(f"{ern} → {name}" for ern, name in sorted(winners.items()))
     if fails:
         return Result(FAIL, "; ".join(m for m, _ in fails + warns), fails[0][1])

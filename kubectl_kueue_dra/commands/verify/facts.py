@@ -29,7 +29,7 @@ from ...kueue.install.model import KueueInstallation, installation_of
 from ...kueue.install.platform import read_cluster_version
 from ...kueue.queues.cluster_queue import cluster_queue_of, covered_resources
 from .model import CLAIMS, EXTENDED, PARTITIONABLE
-from .supply import CounterSupply, counter_supply
+from ...kueue.queues.supply import CounterSupply, counter_supply
 
 Obj = dict[str, Any]
 OFFLINE = "offline snapshot"

@@ -6,9 +6,11 @@ import json
 from typing import Any
 
 from ... import gates as g
+from ...k8s.names import qualified_name_error
 from ...kueue.config.load import CONFIG_KEY, CONFIGMAP_NAME, DEPLOYMENT_NAME
 from ...kueue.names import DEFAULT_NAMESPACE
-from ...kueue.install.command import shell_quote
+from ...kueue.install.command import map_restart, shell_quote
+from ...kueue.queues.proposals import cover_fix
 from .facts import Facts
 
 FEATUREGATE_CAVEAT = "CustomNoUpgrade cannot be undone and blocks minor upgrades"
@@ -60,14 +62,11 @@ def map_set(f: Facts, mapping: Any, *, classes: list[str] | None = None, counter
         sel = selector if selector is not None else source.selector
         if sel:
             args.append(f"--selector {shell_quote(sel)}")
-    if f.config.kind == "ConfigMap":
-        args.append("--restart")
-    return " ".join(args)
+    return " ".join(args) + map_restart(f.config.kind)
 
 
 def map_remove_class(f: Facts, mapping: str, device_class: str) -> str:
-    restart = " --restart" if f.config.kind == "ConfigMap" else ""
-    return f"kubectl kueue-dra map remove {mapping} --device-class {device_class}{restart}"
+    return f"kubectl kueue-dra map remove {mapping} --device-class {device_class}{map_restart(f.config.kind)}"
 
 
 def set_kueue_gate(f: Facts, gate: str, value: bool = True) -> str:
@@ -87,28 +86,31 @@ def set_kueue_gate(f: Facts, gate: str, value: bool = True) -> str:
     return edit_kueue_config(f, f"featureGates: {{{gate}: {str(value).lower()}}}")
 
 
-def cover_resource(f: Facts, resource: str, quota: str | None = None) -> str:
-    queues = sorted(f.cluster_queues or [], key=lambda cq: cq["metadata"]["name"])
-    if not queues:
-        return (f"create a ClusterQueue whose resourceGroups cover {resource} with a nominalQuota "
+def cover_resource(f: Facts, resource: Any, supply: tuple[Any, str]) -> str:
+    """The patch of a ClusterQueue covering ``resource`` (a DraResource) with what the cluster has
+    of it (``supply``: the amount or None, and of what or why not), or the ClusterQueue to create."""
+    args = cover_fix(f.cluster_queues, resource.name, supply[0], what=supply[1], prefer=f.dra_queues)
+    if args.get("variant") == "no-queue":
+        return (f"create a ClusterQueue whose resourceGroups cover {resource.name} with a nominalQuota "
                 "(kubectl apply -f clusterqueue.yaml)")
-    cq = queues[0]
-    groups = (cq.get("spec") or {}).get("resourceGroups") or []
-    flavors = (groups[0].get("flavors") or []) if groups else []
-    value = quota or "<quota>"
-    ops: list[dict[str, Any]] = []
-    if not groups:
-        ops.append({"op": "add", "path": "/spec/resourceGroups", "value": [{
-            "coveredResources": [resource],
-            "flavors": [{"name": "<flavor>", "resources": [{"name": resource, "nominalQuota": value}]}]}]})
-    else:
-        ops.append({"op": "add", "path": "/spec/resourceGroups/0/coveredResources/-", "value": resource})
-        for i in range(len(flavors)):
-            ops.append({"op": "add", "path": f"/spec/resourceGroups/0/flavors/{i}/resources/-",
-                        "value": {"name": resource, "nominalQuota": value}})
-    prefix = "" if len(queues) == 1 else "e.g. "
-    return f"{prefix}{f.cli} patch clusterqueue {cq['metadata']['name']} --type=json -p {shell_quote(_json(ops))}"
+    return f"{args['prefix']}{args['command']}"
 
 
 def label_namespaces(f: Facts, namespaces: list[str], label: str) -> str:
     return f"{f.cli} label namespace {' '.join(namespaces)} {label}"
+
+
+def clear_extended_resource(device_class: str) -> str:
+    return f"kubectl kueue-dra classes set-extended-resource {device_class} --clear"
+
+
+def set_extended_resource(device_class: str, others: list[str]) -> str:
+    """``classes set-extended-resource`` giving ``device_class`` the extended resource name pods
+    will request: ``vendor/kind`` of a class named ``kind.vendor`` (gpu.nvidia.com → nvidia.com/gpu),
+    said as the choice it is."""
+    kind, _, vendor = device_class.partition(".")
+    name = f"{vendor}/{kind}" if vendor and qualified_name_error(f"{vendor}/{kind}") is None else \
+        f"example.com/{kind[:63]}"
+    also = f" (the others: {', '.join(others)})" if others else ""
+    return (f"{'e.g. ' if others else ''}kubectl kueue-dra classes set-extended-resource {device_class} {name}  # "
+            f"{name}: the name pods will request, yours to choose{also}")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from ... import gates as g
 from ...kueue.config.mappings import Mapping
+from ...kueue.install.command import map_restart
 from . import fixes
 from .facts import Facts
 
@@ -59,7 +60,7 @@ def no_counters(f: Facts, mapping: Mapping, driver: str) -> str:
         steps.append(f"check that the DRA driver {driver} publishes partitionable devices (consumesCounters); it "
                      f"publishes {now} now, none consuming counters")
     whole = " ".join([f"kubectl kueue-dra map set {mapping.name}"]
-                     + [f"--device-class {c}" for c in mapping.device_class_names] + ["--replace"]
-                     + (["--restart"] if f.config.kind == "ConfigMap" else []))
+                     + [f"--device-class {c}" for c in mapping.device_class_names] + ["--replace"]) \
+        + map_restart(f.config.kind)
     steps.append(f"or charge whole devices instead: {whole}")
     return "; ".join(steps)

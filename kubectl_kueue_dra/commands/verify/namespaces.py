@@ -9,8 +9,8 @@ import json
 from typing import Any
 
 from ...k8s.labels import namespace_labels, selector_matches
-from ...kueue.install.command import shell_quote
 from ...kueue.names import OPENSHIFT_MANAGED_LABEL
+from ...kueue.queues.proposals import apply_command, cluster_queue_for, fitting_cluster_queues, local_queue, selects
 from ...kueue.queues.namespaces import OPENSHIFT, namespace_rule
 from ...kueue.workloads.status import NAMESPACE_MISMATCH
 from . import fixes
@@ -29,22 +29,54 @@ def local_queues(f: Facts) -> Result:
     dangling = [(lq, cq) for lq, cq in f.queue_targets if cq not in existing]
     if dangling:
         lq = dangling[0][0]
-        target = sorted(f.dra_queues or existing)
-        patch = json.dumps({"spec": {"clusterQueue": target[0] if target else "<cluster-queue>"}},
-                           separators=(",", ":"))
         return Result(FAIL, "LocalQueues pointing at a ClusterQueue that does not exist: " + names(
             [f"{q['metadata']['namespace']}/{q['metadata']['name']} → {cq}" for q, cq in dangling])
-            + ": their workloads are never admitted",
-            f"{f.cli} -n {lq['metadata']['namespace']} patch localqueue {lq['metadata']['name']} --type=merge "
-            f"-p {shell_quote(patch)}")
+            + ": their workloads are never admitted", _repoint(f, lq))
     dra = f.dra_queues
     feeding = [lq for lq, cq in f.queue_targets if cq in dra]
     if dra and not feeding:
         return Result(WARN, f"no LocalQueue points at the ClusterQueues covering DRA quota ({names(sorted(dra))}): "
-                            "users have nowhere to submit GPU jobs",
-                      f"{f.cli} -n <namespace> create -f localqueue.yaml  # spec.clusterQueue: {sorted(dra)[0]}")
+                            "users have nowhere to submit GPU jobs", _first_local_queue(f, sorted(dra)[0]))
     return Result(PASS, f"{plural(len(lqs), 'LocalQueue')}; {len(feeding)} feed ClusterQueues covering DRA quota"
                         + (f" ({names(sorted(dra))})" if dra else ""))
+
+
+def _repoint(f: Facts, lq: dict[str, Any]) -> str:
+    """spec.clusterQueue of a LocalQueue is immutable: the LocalQueue is recreated pointing at the
+    ClusterQueue its namespace can use (the one that selects it and covers DRA quota)."""
+    ns, name = lq["metadata"]["namespace"], lq["metadata"]["name"]
+    namespace = next((n for n in f.namespaces or [] if n["metadata"]["name"] == ns), None)
+    dra = [cq for cq in f.cluster_queues or [] if cq["metadata"]["name"] in f.dra_queues]
+    choice = cluster_queue_for(dra or f.cluster_queues, namespace=namespace)
+    candidates = fitting_cluster_queues(dra or f.cluster_queues, namespace=namespace)
+    if choice is not None:
+        target, why = choice.value, choice.why
+    elif candidates:
+        target, why = "<cluster-queue>", f"<cluster-queue>: one of {names(candidates, limit=8)}"
+    elif f.cluster_queues:
+        target, why = "<cluster-queue>", f"<cluster-queue>: no ClusterQueue selects namespace {ns}; widen one's " \
+                                         "namespaceSelector first"
+    else:
+        target, why = "<cluster-queue>", "<cluster-queue>: no ClusterQueue exists; create one first"
+    return (f"{f.cli} -n {ns} delete localqueue {name} && "
+            f"{apply_command(local_queue(ns, name, target))}  # spec.clusterQueue cannot be changed; {why}")
+
+
+#: namespaces that are no team's: never where a fix creates a LocalQueue
+_SYSTEM = ("kube-", "openshift")
+
+
+def _first_local_queue(f: Facts, cluster_queue: str) -> str:
+    """A LocalQueue for ``cluster_queue`` in the one namespace it selects that is a team's (not a
+    system namespace, not Kueue's), else in a namespace the user names."""
+    cq = next(q for q in f.cluster_queues or [] if q["metadata"]["name"] == cluster_queue)
+    teams = sorted(n["metadata"]["name"] for n in f.namespaces or [] if selects(cq, n)
+                   and not n["metadata"]["name"].startswith(_SYSTEM)
+                   and n["metadata"]["name"] not in ("default", f.install.namespace))
+    ns = teams[0] if len(teams) == 1 else "<namespace>"
+    why = (f"the one team namespace ClusterQueue {cluster_queue} selects" if len(teams) == 1 else
+           "<namespace>: where GPU jobs are submitted" + (f", one of {names(teams, limit=8)}" if teams else ""))
+    return f"{apply_command(local_queue(ns, cluster_queue, cluster_queue))}  # {why}"
 
 
 def _selector_text(cq: dict[str, Any]) -> str:

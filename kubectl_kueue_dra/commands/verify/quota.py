@@ -3,16 +3,17 @@ ClusterQueues cover them, that counter quotas use sane units, and quota versus w
 
 from __future__ import annotations
 
-from ...dra.cel import CelError, compile_selector
-from ...dra.device_classes import class_selectors
+from ...dra.cel import CelError
 from ...dra.quantity import Quantity, display_quantity
 from ...dra.units import PLAIN, ZERO, unit_scale
+from ...kueue.install.command import map_restart
 from ...kueue.queues.cluster_queue import QuotaEntry, queues_covering, quota_entries
+from ...kueue.queues.proposals import map_command
+from ...kueue.queues.supply import resource_supply, total_quota
 from . import fixes
 from .facts import DraResource, Facts
 from .model import CLAIMS, EXTENDED, FAIL, PARTITIONABLE, PASS, SKIP, WARN
 from .registry import Result, check, names, needs
-from .supply import count_devices, total_quota
 
 
 def _ignore_undeclared(f: Facts) -> bool:
@@ -30,11 +31,12 @@ def configured(f: Facts) -> Result:
     resources = f.dra_resources
     if not resources:
         classes = sorted(dc["metadata"]["name"] for dc in f.device_classes or [])
-        target = classes[0] if classes else "<device-class>"
+        fix = (map_command(classes, cluster_queues=f.cluster_queues, charged=set(),
+                           restart=map_restart(f.config.kind)) if classes else
+               "install the DRA driver of the devices: it creates their DeviceClasses (none exists)")
         return Result(FAIL, "no deviceClassMappings and no DeviceClass with extendedResourceName: Kueue charges "
                             "no quota for DRA devices (workloads with ResourceClaimTemplates are rejected: "
-                            "\"DeviceClass … is not mapped in DRA configuration\")",
-                      f"kubectl kueue-dra map set gpus --device-class {target}")
+                            "\"DeviceClass … is not mapped in DRA configuration\")", fix)
     return Result(PASS, "DRA devices are charged as: " + "; ".join(r.describe() for r in resources))
 
 
@@ -54,7 +56,7 @@ def coverage(f: Facts) -> Result:
                   f"are not admitted (\"resource {missing[0].name} unavailable in ClusterQueue\")")
         return Result(FAIL, f"no ClusterQueue covers {names([r.describe() for r in missing])}: workloads charged "
                             f"{'it' if len(missing) == 1 else 'them'} {effect}",
-                      fixes.cover_resource(f, missing[0].name))
+                      fixes.cover_resource(f, missing[0], _supply(f, missing[0])))
     covered = "; ".join(f"{r.name} by {names(queues_covering(queues, r.name))}" for r in resources)
     if "DeviceClass" in f.unreadable:  # which extendedResourceNames are in use is unknown
         return Result(SKIP, f"covered: {covered}; the extendedResourceNames of DeviceClasses are unknown: "
@@ -94,7 +96,8 @@ def counter_units(f: Facts) -> Result:
         for e in entries:
             quota = total_quota([e])
             if smallest is not None and quota is not None and Quantity.from_int(0) < quota < smallest:
-                suggestion = e.text + "Gi" if unit_scale(e.text).family == PLAIN else "<quota>"
+                # a bare number is bytes: the same number of Gi; else what one device charges at least
+                suggestion = e.text + "Gi" if unit_scale(e.text).family == PLAIN else str(smallest)
                 fails.append((f"ClusterQueue {e.cluster_queue} gives {r.name} {e.text} (flavor {e.flavor}), less "
                               f"than the smallest device charges ({display_quantity(smallest)}): no workload fits; "
                               "counter units "
@@ -134,34 +137,8 @@ def counter_units(f: Facts) -> Result:
 
 def _supply(f: Facts, r: DraResource) -> tuple[Quantity | None, str]:
     """(what the cluster has of resource r, in its units; or None with why)."""
-    if r.mapping is not None and r.mapping.capacity_sources:
-        return None, "capacity sources are not compared"
-    if r.mapping is not None and r.mapping.counter_sources:
-        source = r.mapping.counter_sources[0]
-        try:
-            supply = f.counter_supply(source)
-        except CelError as e:
-            return None, str(e)
-        if supply.total is None:
-            return None, f"no shared counter {source.name} found in complete {source.driver} pools"
-        return supply.total, f"the {source.name} counters of {source.driver}"
-    by_name = {dc["metadata"]["name"]: dc for dc in f.device_classes or []}
-    selector_lists = []
-    for name in r.classes:
-        if name in by_name:
-            selectors = class_selectors(by_name[name])
-            try:
-                for expr in selectors:
-                    compile_selector(expr)
-            except CelError:
-                return None, f"the selector of {name} does not compile"
-            selector_lists.append(selectors)
-    if not selector_lists:
-        return None, "none of its DeviceClasses exists"
-    count, errors = count_devices(f.pools, selector_lists, f.evaluator, f.shape_index)
-    if errors:
-        return None, next(iter(errors))
-    return Quantity.from_int(count), f"devices matching {', '.join(r.classes)}"
+    return resource_supply(f.pools, classes=r.classes, mapping=r.mapping, device_classes=f.device_classes,
+                           evaluator=f.evaluator, index=f.shape_index, supply_of=f.counter_supply)
 
 
 @check("quota-vs-capacity", "quota", paths=(CLAIMS, EXTENDED, PARTITIONABLE))
@@ -170,6 +147,7 @@ def quota_vs_capacity(f: Facts) -> Result:
     if skip:
         return skip
     lines, statuses = [], []
+    resize: list[str] = []  # the patch that makes a quota given once equal what the cluster has
     for r in f.dra_resources:
         if r.path not in f.paths:
             continue
@@ -183,6 +161,12 @@ def quota_vs_capacity(f: Facts) -> Result:
             continue
         queues = names(sorted({e.cluster_queue for e in entries}))
         given, has = display_quantity(quota), display_quantity(have)
+        if quota != have and len(entries) == 1 and not resize:
+            e = entries[0]
+            resize.append(f"{f.cli} patch clusterqueue {e.cluster_queue} --type=json -p "
+                          f"'[{{\"op\":\"replace\",\"path\":\"{e.path}\",\"value\":\"{have}\"}}]'  # {r.name}: "
+                          f"{have} is {what}; or keep {e.text} and see its use: kubectl kueue-dra queues "
+                          f"{e.cluster_queue}")
         if quota > have:
             statuses.append(WARN)
             lines.append(f"{r.name}: ClusterQueues ({queues}) give {given}, but the cluster has {has} ({what}): "
@@ -199,8 +183,8 @@ def quota_vs_capacity(f: Facts) -> Result:
     if not statuses:
         return Result(SKIP, "; ".join(lines))
     if WARN in statuses:
-        return Result(WARN, "; ".join(lines),
-                      "compare each ClusterQueue's quota with its use: kubectl kueue-dra queues")
+        compare = "compare each ClusterQueue's quota with its use: kubectl kueue-dra queues"
+        return Result(WARN, "; ".join(lines), resize[0] if resize else compare)
     return Result(PASS, "; ".join(lines))
 
 
@@ -213,5 +197,8 @@ def uncharged_devices(f: Facts) -> Result:
         return Result(SKIP, f"whether devices are allocated outside Kueue's accounting is unknown: "
                             f"{found.problem if found else 'the ResourceClaims were not read'}")
     if found.devices:
-        return Result(WARN, "; ".join(found.summaries()), found.fix(f.cli), {"uncharged": found.doc()})
+        unmapped = found.unmapped_classes()
+        mapper = map_command(unmapped, cluster_queues=f.cluster_queues, charged={r.name for r in f.dra_resources},
+                             restart=map_restart(f.config.kind)) if unmapped else ""
+        return Result(WARN, "; ".join(found.summaries()), found.fix(mapper), {"uncharged": found.doc()})
     return Result(PASS, "every allocated device is held by a pod of an admitted Workload, in a class Kueue charges")

@@ -37,11 +37,12 @@ def verify(view: ClusterView, req: VerifyRequest) -> tuple[dict[str, Any], bool,
     """The document, whether a check failed, and the error to exit with when nothing at all
     could be read (every list forbidden)."""
     from .facts import LISTED, gather
+    from ...kueue.install.fix_rights import with_rights
     from .run import document, failed, run_checks
 
     facts = gather(view, req.kueue_namespace, probe=req.probe)
     checks = run_checks(facts, req.paths or None)
-    doc = document(facts, checks)
+    doc = with_rights(document(facts, checks), view, facts.config)
     forbidden = [facts.unreadable[k] for k in LISTED if k in facts.unreadable and view.live]
     error = None
     if len(forbidden) == len(LISTED):

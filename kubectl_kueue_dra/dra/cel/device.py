@@ -161,6 +161,8 @@ def device_shape_key(driver: str, device: dict[str, Any]) -> Hashable:
 def _attribute_problem(driver: str, device: dict[str, Any], dialect: CelDialect = SCHEDULER) -> str | None:
     """Why this dialect could not convert this device's attributes, or None."""
     for name, a in (device.get("attributes") or {}).items():
+        if type(a) is dict and a and _PLAIN_KEYS.issuperset(a):  # the common case: nothing to convert
+            continue
         if not isinstance(a, dict):
             return str(name)
         if not dialect.list_attributes and not _LIST_KEYS.isdisjoint(a):
@@ -184,6 +186,8 @@ def _attribute_problem(driver: str, device: dict[str, Any], dialect: CelDialect 
 
 
 _SCALARS = (str, int, float, bool, type(None))
+#: attribute value fields that convert whatever the dialect (the shape check has their types right)
+_PLAIN_KEYS = frozenset(("string", "int", "bool"))
 
 
 def _frozen(v: Any) -> Hashable:

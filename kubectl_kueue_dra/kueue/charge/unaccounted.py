@@ -41,10 +41,16 @@ class Uncharged:
         return {"devices": None if self.problem else self.devices, "problem": self.problem,
                 "byDriver": {k: len(v) for k, v in self.by_driver().items()}}
 
-    def fix(self, cli: str = "kubectl") -> str | None:
-        """What to do, for the reasons found."""
+    def unmapped_classes(self) -> list[str]:
+        """The DeviceClasses of uncharged devices that no mapping names, by name."""
+        return sorted({str(d["deviceClass"]) for d in self.devices if d["reason"].startswith("class ")})
+
+    def fix(self, map_command: str = "") -> str | None:
+        """What to do, for the reasons found; ``map_command`` maps the unmapped classes (the caller
+        knows the queues and the installation it is written for)."""
         variant = self.fix_variant()
-        return None if variant is None else F.UnchargedDevices.fix_text(variant, cli=cli)
+        args: dict[str, object] = {"map_command": map_command} if variant in ("unmapped", "both") else {}
+        return None if variant is None else F.UnchargedDevices.fix_text(variant, **args)
 
     def fix_variant(self) -> str | None:
         """The fix of UnchargedDevices for the reasons found: pods outside Kueue, unmapped classes, or both."""
@@ -154,9 +160,11 @@ def read_uncharged(view: ClusterView, device_classes: list[dict[str, Any]] | Non
     return uncharged_devices(claims, pods, workloads, device_classes, mappings)
 
 
-def uncharged_findings(found: Uncharged) -> list[dict[str, Any]]:
+def uncharged_findings(found: Uncharged, map_command: str = "") -> list[dict[str, Any]]:
+    """The findings of what was found; ``map_command`` as in ``Uncharged.fix``."""
     if found.problem:
         return [F.UnchargedDevicesUnknown.make(
             f"whether devices are allocated outside Kueue's accounting is unknown: {found.problem}")]
-    return [F.UnchargedDevices.make(text, variant=found.fix_variant() or "", cli="kubectl")
-            for text in found.summaries()]
+    variant = found.fix_variant() or ""
+    args: dict[str, Any] = {"map_command": map_command} if variant in ("unmapped", "both") else {}
+    return [F.UnchargedDevices.make(text, variant=variant, **args) for text in found.summaries()]

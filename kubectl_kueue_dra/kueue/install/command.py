@@ -29,6 +29,12 @@ def cli_name(openshift: bool) -> str:
     return "oc" if openshift else "kubectl"
 
 
+def map_restart(config_kind: str | None) -> str:
+    """What ``map set|remove`` needs on this installation to take effect: upstream Kueue reads its
+    ConfigMap only at start (``--restart``); the OpenShift operator rolls Kueue out by itself."""
+    return " --restart" if config_kind == "ConfigMap" else ""
+
+
 def cli_of(view: ClusterView, config: KueueConfig | None) -> str:
     """``oc`` or ``kubectl`` for the cluster (or snapshot) of ``view`` (answers cached by the view).
     A FeatureGate or ClusterVersion the user may not read is recorded as unread, so the answer is

@@ -19,7 +19,6 @@ Each blocker carries our words and a fix to paste (``kubectl``; the document rew
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +27,7 @@ from ...findings import Code
 from ...findings import codes as F
 from .activity import Activity, Cause
 from .lookup import stop_policy
+from .proposals import apply_command, local_queue
 
 Obj = dict[str, Any]
 _NONE = "'{\"spec\":{\"stopPolicy\":\"None\"}}'"
@@ -70,14 +70,10 @@ class QueueState:
     unknown: dict[str, str]
 
 
-def _apply(obj: Obj) -> str:
-    return f"echo '{json.dumps(obj, separators=(',', ':'))}' | kubectl apply -f -"
-
-
-def local_queue_fix(namespace: str, name: str, cluster_queue: str | None) -> str:
-    return _apply({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue",
-                   "metadata": {"name": name, "namespace": namespace},
-                   "spec": {"clusterQueue": cluster_queue or "<cluster-queue>"}})
+def local_queue_fix(namespace: str, name: str, cluster_queue: str | None, why: str = "") -> str:
+    """The LocalQueue to create; without a ClusterQueue to point at, a placeholder and ``why``."""
+    command = apply_command(local_queue(namespace, name, cluster_queue or "<cluster-queue>"))
+    return command + (f"  # {why}" if why else "")
 
 
 def stopped_fix(kind: str, name: str, namespace: str | None = None) -> str:
@@ -90,7 +86,7 @@ def cause_fix(cq: str, cause: Cause) -> str:
     if cause.reason == "Stopped":
         return stopped_fix("clusterqueue", cq)
     if cause.reason == "FlavorNotFound":
-        return "; ".join(_apply({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor",
+        return "; ".join(apply_command({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor",
                                  "metadata": {"name": f}}) for f in cause.names) + \
             " (add spec.nodeLabels if the flavor should select nodes)"
     if cause.reason == "AdmissionCheckNotFound":

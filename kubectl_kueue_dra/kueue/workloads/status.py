@@ -8,14 +8,15 @@ Pure: takes the Workload object.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ...findings import Code
 from ...findings import codes as F
 
 # Kueue's condition messages (research §8) → (code, cause, the code's fix for it: a variant of the
-# catalogue's). Checked in order. Whether Kueue retries is not said here: the charge engine knows it
+# catalogue's). Checked in order; a pattern's named groups are what the message names (the DeviceClass,
+# the capacity), for the fix. Whether Kueue retries is not said here: the charge engine knows it
 # (ChargeResult.retried), and says it once.
 CONDITION_CAUSES: list[tuple[str, Code, str, str]] = [
     (r"KueueDRAIntegration feature gate is not enabled", F.KueueDRADisabled,
@@ -23,7 +24,7 @@ CONDITION_CAUSES: list[tuple[str, Code, str, str]] = [
     (r"does not support use of resource claims|DRA resource claims not supported", F.ResourceClaimNotSupported,
      "a pod set names a ResourceClaim directly (resourceClaimName); Kueue only accounts for "
      "ResourceClaimTemplates", ""),
-    (r"is not mapped in DRA configuration", F.DeviceClassNotMapped,
+    (r"(?:DeviceClass (?P<device_class>\S+) )?is not mapped in DRA configuration", F.DeviceClassNotMapped,
      "the DeviceClass of a ResourceClaimTemplate request is not in deviceClassMappings", ""),
     (r"failed to get claim spec for ResourceClaimTemplate", F.ClaimTemplateMissing,
      "the ResourceClaimTemplate does not exist in the workload's namespace", ""),
@@ -44,7 +45,8 @@ CONDITION_CAUSES: list[tuple[str, Code, str, str]] = [
      "no matching device consumes the counter named in the mapping's counter source", ""),
     (r"no capacity dimension", F.CapacityNotPublished,
      "none of the matching devices publishes the capacity named by the mapping's capacity source", ""),
-    (r"capacity request cannot be satisfied", F.CapacityRequestUnsatisfiable,
+    (r"capacity request cannot be satisfied(?:.*dimension \"(?P<dimension>[^\"]+)\")?",
+     F.CapacityRequestUnsatisfiable,
      "no matching device's requestPolicy (validValues / validRange) admits the capacity the request asks for", ""),
     (r"CEL (evaluation|compilation)|has invalid CEL selector", F.SelectorError,
      "a CEL selector (of the request, its DeviceClass or the mapping) does not compile, or fails on some device", ""),
@@ -120,16 +122,15 @@ class Cause:
     code: Code
     cause: str
     variant: str = ""
-
-    @property
-    def fix(self) -> str | None:
-        return self.code.fix_text(self.variant)
+    #: what the message names, by the name the code's fix is filled with (``device_class``, ``dimension``)
+    named: dict[str, str] = field(default_factory=dict)
 
 
 def cause_of(message: str) -> Cause | None:
     for pattern, code, cause, variant in CONDITION_CAUSES:
-        if re.search(pattern, message):
-            return Cause(code, cause, variant)
+        m = re.search(pattern, message)
+        if m:
+            return Cause(code, cause, variant, {k: v for k, v in m.groupdict().items() if v is not None})
     return None
 
 

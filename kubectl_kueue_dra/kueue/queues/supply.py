@@ -1,19 +1,21 @@
-"""What the cluster has, in quota units: devices matching classes, counter totals, and the
+"""What the cluster has, in quota units: devices matching classes, counter totals, what a quota
+resource has in all (the nominal quota a fix proposes, what verify compares quota with), and the
 quotas ClusterQueues give. Pure; only complete pools at their newest generation count (what the
 scheduler and Kueue use)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...dra.cel import CelError, SelectorEvaluator
+from ...dra.cel import CelError, SelectorEvaluator, compile_selector
+from ...dra.device_classes import class_selectors
 from ...dra.devices import Pool, ShapeIndex
 from ...dra.published import published
 from ...dra.quantity import Quantity, QuantityError, parse_quantity
-from ...kueue.config.mappings import Source
-from ...kueue.queues.cluster_queue import QuotaEntry
+from ..config.mappings import Mapping, Source
+from .cluster_queue import QuotaEntry
 
 Obj = dict[str, Any]
 
@@ -168,6 +170,44 @@ def counter_supply(pools: Sequence[Pool], source: Source, evaluator: SelectorEva
                 if q is not None:
                     total = q if total is None else total + q
     return CounterSupply(total, smallest, devices, found.errors)
+
+
+def resource_supply(pools: Sequence[Pool], *, classes: Sequence[str], mapping: Mapping | None,
+                    device_classes: Sequence[Obj] | None, evaluator: SelectorEvaluator,
+                    index: ShapeIndex | None = None,
+                    supply_of: Callable[[Source], CounterSupply] | None = None) -> tuple[Quantity | None, str]:
+    """What the cluster has of a quota resource, in its units, and what that is: the total of the
+    shared counter a counter-sourced mapping charges, else the devices its DeviceClasses match;
+    (None, why) when it cannot be known. ``supply_of``: ``counter_supply`` of a source, cached by
+    the caller (else computed here)."""
+    if mapping is not None and mapping.capacity_sources:
+        return None, "capacity sources are not compared"
+    if mapping is not None and mapping.counter_sources:
+        source = mapping.counter_sources[0]
+        try:
+            supply = (supply_of or (lambda s: counter_supply(pools, s, evaluator, index)))(source)
+        except CelError as e:
+            return None, str(e)
+        if supply.total is None:
+            return None, f"no shared counter {source.name} found in complete {source.driver} pools"
+        return supply.total, f"the {source.name} counters of {source.driver}"
+    by_name = {dc["metadata"]["name"]: dc for dc in device_classes or []}
+    selector_lists = []
+    for name in classes:
+        if name in by_name:
+            selectors = class_selectors(by_name[name])
+            try:
+                for expr in selectors:
+                    compile_selector(expr)
+            except CelError:
+                return None, f"the selector of {name} does not compile"
+            selector_lists.append(selectors)
+    if not selector_lists:
+        return None, "none of its DeviceClasses exists"
+    count, errors = count_devices(pools, selector_lists, evaluator, index)
+    if errors:
+        return None, next(iter(errors))
+    return Quantity.from_int(count), f"devices matching {', '.join(classes)}"
 
 
 # ---- quotas --------------------------------------------------------------------------------

@@ -1,0 +1,151 @@
+"""The frozen binary's answers that never change: ``--help`` and the static candidates of
+``__complete`` (kubectl's ``<TAB>``), kept after their first run and printed again without
+loading click or any command.
+
+Every ``<TAB>`` of ``kubectl kueue-dra`` starts the binary; most ask for subcommands or flags,
+whose answer depends on nothing but the words typed (and, for help, the width it is wrapped to)
+and the binary itself. The first such run goes through click as always and, when it printed help
+or completed without asking the cluster or the kubeconfig, ``keep`` stores what it printed under
+its words and width in ``$XDG_CACHE_HOME/kueue-dra/`` (one file per version and executable path,
+marked with the executable's size and modification time: another build starts afresh). The next
+identical run prints it from there (``recalled``): no import but ``os``, ``sys``, ``zlib`` and
+``marshal``. Only the frozen binary does this (its code cannot change without its file changing);
+from source, and in tests, every run goes through click. Nothing is kept when anything else could
+change the answer: ``KUEUE_DRA_STATS`` (the report must be written), ``-v``, click's own completion
+variables, a candidate from a dynamic completer, an exit code other than 0. A cache that cannot be
+read or written is no cache: the run goes through click.
+
+This module imports nothing of the package but its light base: it runs before click is loaded.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+import zlib
+from collections.abc import Mapping
+from typing import IO, Any
+
+from .. import __version__, userdirs
+
+#: click's help width when nothing says the terminal's: its own default
+DEFAULT_COLUMNS = 80
+#: the widest help click formats (the root group's max_content_width)
+MAX_HELP_WIDTH = 100
+#: answers kept per file; past it the file starts afresh (a user types few distinct prefixes)
+MAX_ANSWERS = 512
+#: the requests that may be kept: help anywhere on the line, or kubectl's completion protocol
+_HELP_FLAGS = ("-h", "--help")
+_COMPLETE_REQUESTS = ("__complete", "__completeNoDesc")
+#: variables that change what a run prints besides its words: then nothing is recalled or kept
+_UNCACHED_VARIABLES = ("KUEUE_DRA_STATS", "_KUBECTL_KUEUE_DRA_COMPLETE")
+
+
+class _Run:
+    """What the run in progress printed that may be kept (None: nothing), and whether a dynamic
+    completer was asked (then nothing is kept). Reset by ``begin``, at the start of each run."""
+
+    printed: str | None = None
+    dynamic: bool = False
+
+
+_run = _Run()
+
+
+def help_width(env_vars: Mapping[str, str], stdout: IO[str] | Any) -> int:
+    """The width click formats help and usage to, as click decides it from the terminal, but for
+    this run's terminal: ``COLUMNS``, else the size of its stdout when that is a terminal."""
+    columns = env_vars.get("COLUMNS", "")
+    width = int(columns) if columns.isdigit() and int(columns) > 0 else 0
+    if not width:
+        try:
+            width = os.get_terminal_size(stdout.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            width = 0
+    return max(min(width or DEFAULT_COLUMNS, MAX_HELP_WIDTH) - 2, 50)
+
+
+def begin() -> None:
+    _run.printed, _run.dynamic = None, False
+
+
+def printed(text: str) -> None:
+    """The run printed ``text`` (its help, or its completion answer) as its whole output."""
+    _run.printed = text
+
+
+def asked_dynamic() -> None:
+    """A completer asked the cluster, the kubeconfig or a snapshot: the answer may change."""
+    _run.dynamic = True
+
+
+def _eligible(args: list[str], env_vars: Mapping[str, str], frozen: bool) -> bool:
+    if not frozen or any(env_vars.get(name) for name in _UNCACHED_VARIABLES):
+        return False
+    if args and args[0] in _COMPLETE_REQUESTS:
+        return True
+    words = args[:args.index("--")] if "--" in args else args
+    verbose = any(a in ("-v", "--verbose") or (a.startswith("-v") and set(a[1:]) == {"v"}) for a in words)
+    return not verbose and any(a in _HELP_FLAGS for a in words)
+
+
+def _store(env_vars: Mapping[str, str]) -> tuple[str, tuple[Any, ...]] | None:
+    """The cache file and the identity of the binary, or None when the binary cannot be read."""
+    try:
+        stat = os.stat(sys.executable)
+    except (OSError, TypeError):
+        return None
+    # one file per installed binary: two binaries (a one-file and a one-folder build, two
+    # installs) never overwrite each other's answers
+    where = zlib.crc32(os.fsencode(sys.executable))
+    path = os.path.join(userdirs.cache_home(env_vars), "kueue-dra", f"answers-{__version__}-{where:08x}.marshal")
+    return path, (sys.executable, stat.st_size, stat.st_mtime_ns, sys.version)
+
+
+def _load(path: str, identity: tuple[Any, ...]) -> dict[Any, str]:
+    try:
+        with open(path, "rb") as f:
+            stored = marshal.load(f)
+    except (OSError, EOFError, ValueError, TypeError):
+        return {}
+    if not isinstance(stored, dict) or stored.get("identity") != identity:
+        return {}
+    answers = stored.get("answers")
+    return answers if isinstance(answers, dict) else {}
+
+
+def recalled(args: list[str], env_vars: Mapping[str, str], *, width: int, frozen: bool) -> str | None:
+    """What an earlier identical run printed, or None (then the run goes through click)."""
+    if not _eligible(args, env_vars, frozen):
+        return None
+    store = _store(env_vars)
+    if store is None:
+        return None
+    answer = _load(*store).get((tuple(args), width))
+    return answer if isinstance(answer, str) else None
+
+
+def keep(args: list[str], env_vars: Mapping[str, str], *, width: int, frozen: bool, exit_code: int) -> None:
+    """Keep what this run printed, when it may be recalled (see the module's doc)."""
+    if exit_code != 0 or _run.printed is None or _run.dynamic or not _eligible(args, env_vars, frozen):
+        return
+    store = _store(env_vars)
+    if store is None:
+        return
+    path, identity = store
+    answers = _load(path, identity)
+    if len(answers) >= MAX_ANSWERS:
+        answers = {}
+    answers[(tuple(args), width)] = _run.printed
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(tmp, "wb") as f:
+            marshal.dump({"identity": identity, "answers": answers}, f)
+        os.replace(tmp, path)
+    except (OSError, ValueError):
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass

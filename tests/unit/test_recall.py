@@ -1,0 +1,119 @@
+"""The frozen binary's cached answers (cli/recall): what a run kept is printed again, byte for
+byte, without click; what could change is never kept."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from testenv.clirun import run
+
+from kubectl_kueue_dra.cli import recall
+
+ROOT = Path(__file__).resolve().parents[2]
+MIG = "examples/mig-partitionable"
+
+
+def vars_for(tmp_path, **extra):
+    return {"XDG_CACHE_HOME": str(tmp_path), "COLUMNS": "90", **extra}
+
+
+def kept(tmp_path, *args, frozen=True, **extra):
+    """Run ``args`` in process, keep its answer as the frozen entry point would, and recall it."""
+    env_vars = vars_for(tmp_path, **extra)
+    proc = run(*args, env=env_vars)
+    width = recall.help_width(env_vars, None)
+    recall.keep(list(args), env_vars, width=width, frozen=frozen, exit_code=proc.returncode)
+    return proc, recall.recalled(list(args), env_vars, width=width, frozen=frozen)
+
+
+def test_help_is_recalled_exactly(tmp_path):
+    for args in (["--help"], ["explain", "--help"], ["map", "set", "-h"], ["-n", "x", "classes", "--help"]):
+        proc, answer = kept(tmp_path, *args)
+        assert proc.returncode == 0 and proc.stdout.startswith("Usage: kubectl kueue-dra")
+        assert answer == proc.stdout, args
+
+
+def test_help_is_kept_per_width(tmp_path):
+    kept(tmp_path, "explain", "--help")
+    env_vars = vars_for(tmp_path)
+    assert recall.recalled(["explain", "--help"], env_vars, width=88, frozen=True) is not None
+    assert recall.recalled(["explain", "--help"], env_vars, width=60, frozen=True) is None
+
+
+def test_static_completions_are_recalled(tmp_path):
+    for args in (["__complete", ""], ["__completeNoDesc", "ex"], ["__complete", "explain", "--"],
+                 ["__complete", "classes", "-o", ""], ["__complete", "classes", "--from", ""]):
+        proc, answer = kept(tmp_path, *args)
+        assert proc.returncode == 0 and proc.stdout.endswith("\n")
+        assert answer == proc.stdout, args
+
+
+def test_what_could_change_is_never_kept(tmp_path):
+    # candidates from a snapshot, a kubeconfig's contexts: asked outside, never kept
+    proc, answer = kept(tmp_path, "__complete", "classes", "--from", MIG, "--devices", "")
+    assert "gpu.nvidia.com" in proc.stdout and answer is None
+    assert kept(tmp_path, "__complete", "--context", "")[1] is None
+    # a run that is not help, a failing one, a verbose one, one that writes a report
+    assert kept(tmp_path, "classes", "--from", MIG)[1] is None
+    assert kept(tmp_path, "explain", "--nope", "--help")[1] is None
+    assert kept(tmp_path, "-v", "explain", "--help")[1] is None
+    assert kept(tmp_path, "explain", "--help", KUEUE_DRA_STATS=str(tmp_path / "s.json"))[1] is None
+    # from source nothing is kept or recalled
+    assert kept(tmp_path, "explain", "--help", frozen=False)[1] is None
+    assert not (tmp_path / "kueue-dra").exists() or \
+        recall.recalled(["explain", "--help"], vars_for(tmp_path), width=88, frozen=True) is None
+
+
+def test_another_binary_starts_afresh(tmp_path, monkeypatch):
+    exe = tmp_path / "kubectl-kueue_dra"
+    exe.write_text("one build")
+    monkeypatch.setattr(sys, "executable", str(exe))
+    kept(tmp_path, "--help")
+    env_vars = vars_for(tmp_path)
+    assert recall.recalled(["--help"], env_vars, width=88, frozen=True) is not None
+    exe.write_text("another build of the same version")
+    assert recall.recalled(["--help"], env_vars, width=88, frozen=True) is None
+
+
+def test_a_broken_cache_is_no_cache(tmp_path):
+    kept(tmp_path, "--help")
+    [stored] = (tmp_path / "kueue-dra").glob("answers-*.marshal")
+    stored.write_bytes(b"\x00garbage")
+    assert recall.recalled(["--help"], vars_for(tmp_path), width=88, frozen=True) is None
+
+
+def test_the_entry_point_answers_again_without_click(tmp_path):
+    """Through ``run()`` as the binary runs it: the first run keeps, the second prints the same
+    with click made unimportable."""
+    code = ("import sys; sys.frozen = True; {block}"
+            "sys.argv = ['kubectl-kueue_dra', 'explain', '--help']; "
+            "from kubectl_kueue_dra.cli import run; run()")
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path), COLUMNS="90")
+    env.pop("KUEUE_DRA_STATS", None)
+    first = subprocess.run([sys.executable, "-c", code.format(block="")], cwd=ROOT, env=env,
+                           capture_output=True, text=True, timeout=60)
+    assert first.returncode == 0 and first.stdout.startswith("Usage:"), first.stderr
+    second = subprocess.run([sys.executable, "-c", code.format(block="sys.modules['click'] = None; ")], cwd=ROOT,
+                            env=env, capture_output=True, text=True, timeout=60)
+    assert (second.returncode, second.stdout, second.stderr) == (0, first.stdout, "")
+    # and without the cache, click is needed: the block above does block it
+    blocked = subprocess.run([sys.executable, "-c", code.format(block="sys.modules['click'] = None; ")], cwd=ROOT,
+                             env=dict(env, XDG_CACHE_HOME=str(tmp_path / "empty")), capture_output=True, text=True,
+                             timeout=60)
+    assert blocked.returncode != 0
+
+
+def test_two_binaries_keep_their_own_answers(tmp_path, monkeypatch):
+    one, other = tmp_path / "onedir" / "kubectl-kueue_dra", tmp_path / "onefile"
+    one.parent.mkdir()
+    one.write_text("one-folder build")
+    other.write_text("one-file build")
+    env_vars = vars_for(tmp_path)
+    monkeypatch.setattr(sys, "executable", str(one))
+    kept(tmp_path, "--help")
+    monkeypatch.setattr(sys, "executable", str(other))
+    kept(tmp_path, "--help")
+    assert recall.recalled(["--help"], env_vars, width=88, frozen=True) is not None
+    monkeypatch.setattr(sys, "executable", str(one))
+    assert recall.recalled(["--help"], env_vars, width=88, frozen=True) is not None
