@@ -101,7 +101,7 @@ def _restore_kueue_cr(cluster):
 #: the DeviceClasses the tests below name without meaning them to be missing (map set refuses a class
 #: that does not exist), and the driver whose slices publish the counter COUNTER_ARGS names
 NAMED_CLASSES = ["gpu.example.com", "mig.example.com", "x.example.com", "a.example.com", "n.example.com",
-                 "m.example.com", "m2.example.com", *[f"team{i}.example.com" for i in range(6)]]
+                 "m.example.com", *[f"team{i}.example.com" for i in range(6)]]
 MEMORY_SLICES = [  # written in the layout of the server (1.34: the counter set beside the device)
     builders.resource_slice("map-test-gpu-example-com-counters", "gpu.example.com", "map-test-pool", slice_count=2,
                             counter_sets={"gpu-0-counters": {"memory": "40Gi", "multiprocessors": "98"}}),
