@@ -109,6 +109,25 @@ def test_group_keys_separate_what_any_list_can_tell_apart():
     assert ev.group_keyer([[EVERYTHING], [MIG]])(NV, a) != ev.group_keyer([[EVERYTHING], [MIG]])(NV, b)
 
 
+def test_a_devices_attribute_problem_is_found_once_for_every_grouping(monkeypatch):
+    """Each grouping (one per selector triple: a dozen under explain -A) keys every device; the
+    attribute problem in the key (a bad version fails every selector) is found once per device
+    and dialect, and the keys are the ones found without sharing."""
+    from kubectl_kueue_dra.dra.cel import device as cel_device
+
+    devices = [dev("a"), dev("b", profile="3g.40gb"), dev("c", typ="gpu", profile=None)]
+    devices[1]["attributes"]["cudaComputeCapability"] = {"version": "x"}
+    alone = [[cel_device.projected_key(fp, NV, d) for d in devices]
+             for fp in (SelectorEvaluator()._footprint((MIG,)), SelectorEvaluator()._footprint((BIG,)))]
+    calls = []
+    real = cel_device._attribute_problem
+    monkeypatch.setattr(cel_device, "_attribute_problem", lambda *a: calls.append(a[1]["name"]) or real(*a))
+    ev = SelectorEvaluator()
+    shared = [[ev.group_keyer([sels])(NV, d) for d in devices] for sels in ([MIG], [BIG])]
+    assert shared == alone and shared[0][1] != shared[0][0]
+    assert sorted(calls) == ["a", "b", "c"]
+
+
 # ---- the counter path ------------------------------------------------------------------------
 
 COUNTER_MAPPING = {"name": "gpu.memory", "deviceClassNames": ["mig.nvidia.com", "gpu.nvidia.com"],
