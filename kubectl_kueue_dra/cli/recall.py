@@ -1,17 +1,34 @@
 """The frozen binary's answers that never change: ``--help`` and the static candidates of
-``__complete`` (kubectl's ``<TAB>``), kept after their first run and printed again without
-loading click or any command.
+``__complete`` (kubectl's ``<TAB>``), printed without loading click or any command, from the
+answers the one-folder bundle ships or from the user's cache.
 
 Every ``<TAB>`` of ``kubectl kueue-dra`` starts the binary; most ask for subcommands or flags,
 whose answer depends on nothing but the words typed (and, for help, the width it is wrapped to)
-and the binary itself. The first such run goes through click as always and, when it printed help
-or completed without asking the cluster or the kubeconfig, ``keep`` stores what it printed under
-its words and width in ``$XDG_CACHE_HOME/kueue-dra/`` (one file per version and executable path,
-marked with the executable's size and modification time: another build starts afresh). The next
-identical run prints it from there (``recalled``): no import but ``os``, ``sys``, ``zlib`` and
-``marshal``. Only the frozen binary does this (its code cannot change without its file changing);
-from source, and in tests, every run goes through click. Nothing is kept when anything else could
-change the answer: ``KUEUE_DRA_STATS`` (the report must be written), ``-v``, click's own completion
+and the binary itself: the program name in usage lines is the fixed ``kubectl kueue-dra``
+(``root.PROG``; completion's ``completion.COMMAND_NAME``), never ``argv[0]``, so the answer is
+the same under any install path or name.
+
+``recalled`` looks, for the words and width of the run, first in the user's cache, then in the
+shipped answers:
+
+* The user's cache. A run that goes through click and printed help, or completed without asking
+  the cluster or the kubeconfig, is kept by ``keep`` under its words and width in
+  ``$XDG_CACHE_HOME/kueue-dra/`` (one file per version and executable path, marked with the
+  executable's size and modification time: another build starts afresh).
+* The shipped answers. ``scripts/build-binary`` runs the freshly built one-folder binary for
+  every command path's ``--help`` and ``-h`` at the two widths of ``SHIPPED_WIDTHS`` and for the
+  static completions (``__complete`` of each command path with ``""``, ``-`` and ``--``), each
+  with an empty cache, and writes what ``keep`` kept, exactly what the binary printed, into the
+  bundle (``ship``): ``_internal/kubectl_kueue_dra/answers/``, one small file per help width and
+  one for completions (a completion does not depend on the width), each stamped with the version.
+  They are part of the bundle they came from; a file of another version, or one that cannot be
+  read, is no answer. The one-file bundle (built for comparison only) ships none.
+
+A hit imports nothing but ``os``, ``sys``, ``zlib`` and ``marshal``. Only the frozen binary does
+this (its code cannot change without its file changing); from source, and in tests, every run
+goes through click. Nothing is recalled or kept when anything else could change the answer:
+``KUEUE_DRA_STATS`` (the report must be written), ``KUEUE_DRA_NO_RECALL`` (any value: every run
+goes through click, as the build's smoke test compares), ``-v``, click's own completion
 variables, a candidate from a dynamic completer, an exit code other than 0. A cache that cannot be
 read or written is no cache: the run goes through click.
 
@@ -38,8 +55,15 @@ MAX_ANSWERS = 512
 #: the requests that may be kept: help anywhere on the line, or kubectl's completion protocol
 _HELP_FLAGS = ("-h", "--help")
 _COMPLETE_REQUESTS = ("__complete", "__completeNoDesc")
-#: variables that change what a run prints besides its words: then nothing is recalled or kept
-_UNCACHED_VARIABLES = ("KUEUE_DRA_STATS", "_KUBECTL_KUEUE_DRA_COMPLETE")
+#: variables that change what a run prints besides its words, or ask for click: then nothing is
+#: recalled or kept
+NO_RECALL_VARIABLE = "KUEUE_DRA_NO_RECALL"
+_UNCACHED_VARIABLES = ("KUEUE_DRA_STATS", NO_RECALL_VARIABLE, "_KUBECTL_KUEUE_DRA_COMPLETE")
+#: the help widths the bundle ships answers for: no terminal known (COLUMNS unset and stdout not a
+#: terminal, as when kubectl or a pipe reads it) and a terminal of MAX_HELP_WIDTH columns or more
+SHIPPED_WIDTHS = (DEFAULT_COLUMNS - 2, MAX_HELP_WIDTH - 2)
+#: where the shipped answers are, under the bundle's folder (sys._MEIPASS, ``_internal/``)
+SHIPPED_DIR = os.path.join("kubectl_kueue_dra", "answers")
 
 
 class _Run:
@@ -115,14 +139,42 @@ def _load(path: str, identity: tuple[Any, ...]) -> dict[Any, str]:
     return answers if isinstance(answers, dict) else {}
 
 
+def _shipped_name(args: list[str] | tuple[str, ...], width: int) -> str | None:
+    """The shipped file's name that holds the answer to ``args`` at ``width``; None: none does."""
+    if args and args[0] in _COMPLETE_REQUESTS:
+        return "complete.marshal"
+    return f"help-{width}.marshal" if width in SHIPPED_WIDTHS else None
+
+
+def _shipped_file(args: list[str], width: int) -> str | None:
+    """Where the bundle this binary runs from ships the answer to ``args`` at ``width``, if anywhere."""
+    bundle = getattr(sys, "_MEIPASS", None)
+    name = _shipped_name(args, width)
+    return os.path.join(bundle, SHIPPED_DIR, name) if isinstance(bundle, str) and name else None
+
+
+def _load_shipped(path: str) -> dict[Any, str]:
+    try:
+        with open(path, "rb") as f:
+            stored = marshal.load(f)
+    except (OSError, EOFError, ValueError, TypeError):
+        return {}
+    if not isinstance(stored, dict) or stored.get("version") != __version__:
+        return {}
+    answers = stored.get("answers")
+    return answers if isinstance(answers, dict) else {}
+
+
 def recalled(args: list[str], env_vars: Mapping[str, str], *, width: int, frozen: bool) -> str | None:
-    """What an earlier identical run printed, or None (then the run goes through click)."""
+    """What an earlier identical run printed (the user's cache), else what the build printed (the
+    shipped answers), or None: then the run goes through click."""
     if not _eligible(args, env_vars, frozen):
         return None
     store = _store(env_vars)
-    if store is None:
-        return None
-    answer = _load(*store).get((tuple(args), width))
+    answer = _load(*store).get((tuple(args), width)) if store is not None else None
+    if not isinstance(answer, str):
+        shipped = _shipped_file(args, width)
+        answer = _load_shipped(shipped).get(tuple(args)) if shipped is not None else None
     return answer if isinstance(answer, str) else None
 
 
@@ -149,3 +201,39 @@ def keep(args: list[str], env_vars: Mapping[str, str], *, width: int, frozen: bo
             os.unlink(tmp)
         except OSError:
             pass
+
+
+# ---- at build time (scripts/build-binary, through packaging/ship_answers.py) ---------------------
+def kept_answers(cache_home: str) -> dict[tuple[tuple[str, ...], int], str]:
+    """Every answer ``keep`` stored under ``cache_home`` (an XDG_CACHE_HOME of its own), by
+    words and width, whatever binary kept it."""
+    answers: dict[tuple[tuple[str, ...], int], str] = {}
+    folder = os.path.join(cache_home, "kueue-dra")
+    for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else ():
+        if name.startswith("answers-") and name.endswith(".marshal"):
+            with open(os.path.join(folder, name), "rb") as f:
+                stored = marshal.load(f)
+            answers.update(stored["answers"])
+    return answers
+
+
+def ship(bundle: str, answers: Mapping[tuple[tuple[str, ...], int], str]) -> dict[str, int]:
+    """Write ``answers`` (as ``kept_answers`` reads them) into the bundle's folder ``bundle`` as
+    ``recalled`` reads them: help at ``SHIPPED_WIDTHS`` one file per width, completions (at any
+    width: they do not depend on it) one file. Returns each file's name and size in bytes."""
+    files: dict[str, dict[tuple[str, ...], str]] = {}
+    texts: dict[str, str] = {}  # one object per distinct text: marshal writes it once (-h, --help)
+    for (words, width), text in sorted(answers.items()):
+        name = _shipped_name(words, width)
+        if name is not None:
+            files.setdefault(name, {})[words] = texts.setdefault(text, text)
+    folder = os.path.join(bundle, SHIPPED_DIR)
+    os.makedirs(folder, exist_ok=True)
+    for stale in os.listdir(folder):  # an earlier build's: the folder holds this build's only
+        os.unlink(os.path.join(folder, stale))
+    sizes = {}
+    for name, table in sorted(files.items()):
+        with open(os.path.join(folder, name), "wb") as f:
+            marshal.dump({"version": __version__, "answers": table}, f)
+        sizes[name] = os.path.getsize(os.path.join(folder, name))
+    return sizes

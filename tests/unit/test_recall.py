@@ -1,6 +1,7 @@
 """The frozen binary's cached answers (cli/recall): what a run kept is printed again, byte for
 byte, without click; what could change is never kept."""
 
+import marshal
 import os
 import subprocess
 import sys
@@ -117,3 +118,72 @@ def test_two_binaries_keep_their_own_answers(tmp_path, monkeypatch):
     assert recall.recalled(["--help"], env_vars, width=88, frozen=True) is not None
     monkeypatch.setattr(sys, "executable", str(one))
     assert recall.recalled(["--help"], env_vars, width=88, frozen=True) is not None
+
+
+# ---- the answers the one-folder bundle ships ------------------------------------------------------
+def shipped_bundle(tmp_path, monkeypatch, answers):
+    """A bundle folder (what sys._MEIPASS names in the frozen binary) shipping ``answers``."""
+    bundle = tmp_path / "bundle" / "_internal"
+    bundle.mkdir(parents=True)
+    monkeypatch.setattr(sys, "_MEIPASS", str(bundle), raising=False)
+    return bundle, recall.ship(str(bundle), answers)
+
+
+def test_the_user_cache_first_then_the_shipped_answers(tmp_path, monkeypatch):
+    _, sizes = shipped_bundle(tmp_path, monkeypatch, {
+        (("explain", "--help"), 78): "shipped explain help\n",
+        (("explain", "--help"), 98): "shipped wide explain help\n",
+        (("__complete", ""), 78): "shipped\tcandidates\n:4\n",
+        (("explain", "--help"), 88): "a width that is not shipped\n",
+    })
+    assert sorted(sizes) == ["complete.marshal", "help-78.marshal", "help-98.marshal"]
+    env_vars = vars_for(tmp_path)
+    assert recall.recalled(["explain", "--help"], env_vars, width=78, frozen=True) == "shipped explain help\n"
+    assert recall.recalled(["explain", "--help"], env_vars, width=98, frozen=True) == "shipped wide explain help\n"
+    assert recall.recalled(["explain", "--help"], env_vars, width=88, frozen=True) is None
+    assert recall.recalled(["explain", "-h"], env_vars, width=78, frozen=True) is None
+    # a completion does not depend on the width: one file answers at any
+    for width in (78, 88, 98):
+        assert recall.recalled(["__complete", ""], env_vars, width=width, frozen=True) == "shipped\tcandidates\n:4\n"
+    # nothing from the bundle when the run must go through click, or from source
+    for extra in ({"KUEUE_DRA_NO_RECALL": "1"}, {"KUEUE_DRA_STATS": str(tmp_path / "s.json")}):
+        assert recall.recalled(["explain", "--help"], vars_for(tmp_path, **extra), width=78, frozen=True) is None
+    assert recall.recalled(["explain", "--help"], env_vars, width=78, frozen=False) is None
+    # what the user's cache holds comes first
+    proc, answer = kept(tmp_path, "explain", "--help", COLUMNS="80")
+    assert proc.stdout.startswith("Usage: kubectl kueue-dra explain") and answer == proc.stdout
+    assert recall.recalled(["explain", "--help"], env_vars, width=78, frozen=True) == proc.stdout
+    assert recall.recalled(["explain", "--help"], env_vars, width=98, frozen=True) == "shipped wide explain help\n"
+
+
+def test_shipped_answers_of_another_version_are_ignored(tmp_path, monkeypatch):
+    bundle, _ = shipped_bundle(tmp_path, monkeypatch, {(("--help",), 78): "this version's help\n"})
+    assert recall.recalled(["--help"], vars_for(tmp_path), width=78, frozen=True) == "this version's help\n"
+    with monkeypatch.context() as another:  # the same bundle folder, written by another version
+        another.setattr(recall, "__version__", "0.0.0-another")
+        recall.ship(str(bundle), {(("--help",), 78): "another version's help\n"})
+    assert recall.recalled(["--help"], vars_for(tmp_path), width=78, frozen=True) is None
+
+
+def test_a_broken_shipped_file_is_no_answer(tmp_path, monkeypatch):
+    bundle, _ = shipped_bundle(tmp_path, monkeypatch, {(("--help",), 78): "help\n", (("-h",), 98): "help\n"})
+    env_vars = vars_for(tmp_path)
+    assert recall.recalled(["--help"], env_vars, width=78, frozen=True) == "help\n"
+    folder = bundle / recall.SHIPPED_DIR
+    good = (folder / "help-78.marshal").read_bytes()
+    for broken in (b"\x00garbage", good[: len(good) // 2], b""):
+        (folder / "help-78.marshal").write_bytes(broken)
+        assert recall.recalled(["--help"], env_vars, width=78, frozen=True) is None
+    (folder / "help-98.marshal").write_bytes(marshal.dumps({"version": recall.__version__, "answers": ["help\n"]}))
+    assert recall.recalled(["-h"], env_vars, width=98, frozen=True) is None
+    (folder / "help-98.marshal").unlink()
+    assert recall.recalled(["-h"], env_vars, width=98, frozen=True) is None
+
+
+def test_shipping_again_leaves_only_the_new_answers(tmp_path, monkeypatch):
+    bundle, _ = shipped_bundle(tmp_path, monkeypatch, {(("--help",), 78): "old\n", (("__complete", ""), 78): ":4\n"})
+    recall.ship(str(bundle), {(("--help",), 98): "new\n"})
+    assert sorted(p.name for p in (bundle / recall.SHIPPED_DIR).iterdir()) == ["help-98.marshal"]
+    assert recall.recalled(["--help"], vars_for(tmp_path), width=78, frozen=True) is None
+    assert recall.recalled(["--help"], vars_for(tmp_path), width=98, frozen=True) == "new\n"
+
