@@ -187,3 +187,57 @@ def test_shipping_again_leaves_only_the_new_answers(tmp_path, monkeypatch):
     assert recall.recalled(["--help"], vars_for(tmp_path), width=78, frozen=True) is None
     assert recall.recalled(["--help"], vars_for(tmp_path), width=98, frozen=True) == "new\n"
 
+
+def ship_answers_module():
+    """packaging/ship_answers.py, the build step that ships the binary's answers."""
+    import importlib.util
+
+    if "ship_answers" not in sys.modules:  # its dataclass looks its module up there
+        spec = importlib.util.spec_from_file_location("ship_answers", ROOT / "packaging" / "ship_answers.py")
+        sys.modules["ship_answers"] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules["ship_answers"])
+    return sys.modules["ship_answers"]
+
+
+def test_the_build_asks_for_every_command_paths_help_and_static_completions():
+    from kubectl_kueue_dra.cli.root import COMMANDS, cli
+
+    ship = ship_answers_module()
+    paths = ship.command_paths()
+    assert paths[0] == () and {p[0] for p in paths if len(p) == 1} == set(COMMANDS)
+    assert {("map", "set"), ("map", "remove"), ("classes", "set-extended-resource")} <= set(paths)
+    for group in ("map", "classes"):
+        assert {p[1] for p in paths if len(p) == 2 and p[0] == group} == set(cli.get_command(None, group).commands)
+    requests = ship.requests(paths)
+    help_requests = {(r.words, r.width) for r in requests if r.is_help}
+    assert help_requests == {((*p, flag), w) for p in paths for flag in ("--help", "-h") for w in (78, 98)}
+    assert {r.words for r in requests if not r.is_help} >= {("__complete", ""), ("__complete", "map", "set", "--")}
+
+
+def test_what_the_build_ships_is_what_the_binary_printed(tmp_path, monkeypatch):
+    """The build step runs a binary (here the frozen entry point from source) per request with an
+    empty cache and ships what it kept; that binary then answers from the shipped file, click blocked."""
+    ship = ship_answers_module()
+    exe = tmp_path / "kubectl-kueue_dra"
+    exe.write_text(f"#!{sys.executable}\nimport sys\nsys.frozen = True\n"
+                   "from kubectl_kueue_dra.cli import run\nrun()\n")
+    exe.chmod(0o755)
+    monkeypatch.chdir(ROOT)
+    wanted = [ship.Request(words=("map", "--help"), columns=80), ship.Request(words=("-h",), columns=100),
+              ship.Request(words=("__complete", ""), columns=None)]
+    answers = {(r.words, r.width): ship.kept_by_binary(exe, r) for r in wanted}
+    assert answers[(("map", "--help"), 78)].startswith("Usage: kubectl kueue-dra map")
+    assert "explain\t" in answers[(("__complete", ""), 78)]
+    # a completion that asks the cluster is printed but not kept: not shipped
+    assert ship.kept_by_binary(exe, ship.Request(words=("__complete", "explain", ""), columns=None)) is None
+    bundle = tmp_path / "_internal"
+    recall.ship(str(bundle), answers)
+    blocked = ("import sys; sys.frozen = True; sys._MEIPASS = {bundle!r}; sys.modules['click'] = None; "
+               "sys.argv = ['kubectl-kueue_dra', *{words!r}]; from kubectl_kueue_dra.cli import run; run()")
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "KUEUE_DRA_STATS", "KUEUE_DRA_NO_RECALL")}
+    for (words, width), answer in answers.items():
+        out = subprocess.run([sys.executable, "-c", blocked.format(bundle=str(bundle), words=list(words))], cwd=ROOT,
+                             env=dict(env, XDG_CACHE_HOME=str(tmp_path / "empty"), COLUMNS=str(width + 2)),
+                             capture_output=True, text=True, timeout=60)
+        assert (out.returncode, out.stdout, out.stderr) == (0, answer, ""), words
+    assert not (tmp_path / "empty").exists()
