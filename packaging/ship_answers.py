@@ -92,9 +92,20 @@ def kept_by_binary(exe: Path, request: Request) -> str | None:
     answer = kept.get(key)
     if answer is None and request.is_help:
         raise SystemExit(f"ship_answers: the binary did not keep its answer to {shown} (width {request.width})")
-    if answer is not None and answer.encode() != proc.stdout:
+    if answer is not None and not _printed(answer, proc.stdout):
         raise SystemExit(f"ship_answers: what the binary kept for {shown} is not what it printed")
     return answer
+
+
+def _printed(answer: str, stdout: bytes) -> bool:
+    """Whether ``stdout`` is ``answer`` as the binary's stdout writes it: UTF-8 on POSIX; on
+    Windows, a pipe's newlines are CRLF and its encoding may be the ANSI code page."""
+    if os.name != "nt":
+        return answer.encode() == stdout
+    import locale
+
+    written = stdout.replace(b"\r\n", b"\n")
+    return any(answer.encode(enc, "replace") == written for enc in ("utf-8", locale.getpreferredencoding(False)))
 
 
 def main(argv: list[str]) -> int:
