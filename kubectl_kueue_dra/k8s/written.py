@@ -92,8 +92,6 @@ def _last_applied(obj: dict[str, Any]) -> Any:
 
 def written_but_absent(obj: dict[str, Any], path: Path) -> Written | None:
     """``path`` as a writer sent it when the object does not have it, else None."""
-    if has_field(obj, path):
-        return None
     managers = []
     for entry in (obj.get("metadata") or {}).get("managedFields") or []:
         if isinstance(entry, dict) and _owns(entry.get("fieldsV1"), path):
@@ -101,7 +99,9 @@ def written_but_absent(obj: dict[str, Any], path: Path) -> Written | None:
             managers.append(f"{entry.get('manager') or 'a writer'} ({entry.get('operation') or 'Update'}{when})")
     applied = _last_applied(obj)
     values = tuple(v for v in _values(applied, path) if _present(v)) if applied is not None else ()
-    if not managers and not values:
+    # what is on record first: the object's own fields (every device of a slice) are walked only
+    # for a field someone is on record as having sent
+    if (not managers and not values) or has_field(obj, path):
         return None
     return Written(path=path, managers=tuple(managers), values=values)
 

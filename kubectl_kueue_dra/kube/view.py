@@ -140,7 +140,8 @@ class ClusterView(ABC):
             self.unreadable.append(e)
 
     def memo(self, key: tuple[Any, ...], fn: Callable[[], Any]) -> Any:
-        """``fn()``'s answer, asked once per view (reads that are not a list or get of a kind)."""
+        """``fn()``'s answer, once per view: reads that are not a list or get of a kind, and what a
+        command derives from the lists for every subject it explains."""
         if key not in self._memo:
             self._memo[key] = fn()
         return self._memo[key]

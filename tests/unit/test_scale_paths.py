@@ -109,6 +109,25 @@ def test_group_keys_separate_what_any_list_can_tell_apart():
     assert ev.group_keyer([[EVERYTHING], [MIG]])(NV, a) != ev.group_keyer([[EVERYTHING], [MIG]])(NV, b)
 
 
+def test_a_devices_attribute_problem_is_found_once_for_every_grouping(monkeypatch):
+    """Each grouping (one per selector triple: a dozen under explain -A) keys every device; the
+    attribute problem in the key (a bad version fails every selector) is found once per device
+    and dialect, and the keys are the ones found without sharing."""
+    from kubectl_kueue_dra.dra.cel import device as cel_device
+
+    devices = [dev("a"), dev("b", profile="3g.40gb"), dev("c", typ="gpu", profile=None)]
+    devices[1]["attributes"]["cudaComputeCapability"] = {"version": "x"}
+    alone = [[cel_device.projected_key(fp, NV, d) for d in devices]
+             for fp in (SelectorEvaluator()._footprint((MIG,)), SelectorEvaluator()._footprint((BIG,)))]
+    calls = []
+    real = cel_device._attribute_problem
+    monkeypatch.setattr(cel_device, "_attribute_problem", lambda *a: calls.append(a[1]["name"]) or real(*a))
+    ev = SelectorEvaluator()
+    shared = [[ev.group_keyer([sels])(NV, d) for d in devices] for sels in ([MIG], [BIG])]
+    assert shared == alone and shared[0][1] != shared[0][0]
+    assert sorted(calls) == ["a", "b", "c"]
+
+
 # ---- the counter path ------------------------------------------------------------------------
 
 COUNTER_MAPPING = {"name": "gpu.memory", "deviceClassNames": ["mig.nvidia.com", "gpu.nvidia.com"],
@@ -134,10 +153,11 @@ def podsets():
                                         "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "t"}]}})]
 
 
-def charge(slices, source=None, **tpl):
+def charge(slices, source=None, shared=None, evaluator=None, **tpl):
     inputs = ChargeInputs(namespace="ns", semantics=Semantics.for_version("0.19.2"), gates=DRAGates(),
                           mappings=parse_mappings([COUNTER_MAPPING]), device_classes=classes(),
-                          claim_templates=templates(**tpl), slices=[] if source else slices, slice_source=source)
+                          claim_templates=templates(**tpl), slices=[] if source else slices, slice_source=source,
+                          shared={} if shared is None else shared, evaluator=evaluator)
     return ChargeEngine(inputs).compute(podsets()), inputs
 
 
@@ -184,6 +204,32 @@ def test_counter_path_reports_the_first_failing_device(bad_version):
     if bad_version:
         # Kueue wraps the cel error with %w: no "runtime error" prefix of this tool's own
         assert f"for device {device}: attribute cudaComputeCapability: parse semantic version: " in res.message
+
+
+@pytest.mark.parametrize("bad_version", [True, False])
+def test_the_workloads_of_one_run_share_the_device_work(bad_version):
+    """explain -A: workloads that ask the same of the devices share the pools, the matches and the
+    counter maximum (one ``shared`` dict and one evaluator per run); each answer, the failing
+    device's included, is the one it gets alone, and nothing is read or evaluated again."""
+    slices = cluster(bad_version=bad_version)
+    asks = [{"klass": "gpu.nvidia.com", "selector": BIG}, {}, {"count": 2}, {"selector": None}]
+    alone = [charge(slices, **ask)[0] for ask in asks]
+    asked: list = []
+
+    def source(driver):
+        asked.append(driver)
+        return [s for s in slices if driver is None or s["spec"]["driver"] == driver]
+
+    shared, ev = {}, SelectorEvaluator()
+    first = [charge(slices, source=source, shared=shared, evaluator=ev, **ask)[0] for ask in asks]
+    evaluations, keys, reads = ev.evaluations, set(shared), list(asked)
+    again = [charge(slices, source=source, shared=shared, evaluator=ev, **ask)[0] for ask in asks]
+    for a, b, c in zip(alone, first, again):
+        assert (a.failed_step, a.message, a.podsets[0].total) == (b.failed_step, b.message, b.podsets[0].total) \
+            == (c.failed_step, c.message, c.podsets[0].total)
+        assert [vars(x) for x in a.podsets[0].lines] == [vars(x) for x in c.podsets[0].lines]
+    assert set(asked) == {NV} and asked == reads  # the second round asked for no slice,
+    assert ev.evaluations == evaluations and set(shared) == keys  # evaluated and derived nothing
 
 
 def test_slices_are_read_per_driver_or_all_first():

@@ -55,7 +55,10 @@ def charge_inputs(facts: ExplainFacts) -> ChargeInputs:
         namespace=ns, semantics=ctx.semantics, gates=ctx.gates, mappings=kueue_mappings(ctx),
         device_classes=list(device_classes.values()), claim_templates=templates, slices=[],
         slice_source=facts.slices, resource_slice_api=view.serves("ResourceSlice") if view.live else True,
-        evaluator=SelectorEvaluator(ctx.semantics.cel_dialect),
+        # one evaluator and one set of device derivations for every workload the run explains
+        evaluator=view.memo(("cel-evaluator", ctx.semantics.cel_dialect),
+                            lambda: SelectorEvaluator(ctx.semantics.cel_dialect)),
+        shared=view.memo(("charge-derivations", ctx.semantics.cel_dialect), dict),
         rules=ctx.rules, adjust=adjust_inputs(facts), unreadable=unreadable)
 
 
@@ -107,8 +110,10 @@ def _dropped_counters(facts: ExplainFacts, inputs: ChargeInputs) -> list[dict[st
     """The slices of the drivers whose counters this workload is charged by, where the API server
     dropped the counter sets the driver wrote: Kueue finds no consumesCounters there."""
     sources = {(name, s.driver) for c in _requested_classes(facts, inputs) for name, s in inputs.counter_configs(c)}
-    slices = facts.slices.for_drivers({driver for _, driver in sources}) if sources else None
-    lost = [d for d in dropped_fields(of_kind(slices, "ResourceSlice")) if d.gate == g.DRA_PARTITIONABLE]
+    drivers = tuple(sorted({driver for _, driver in sources}))
+    lost = facts.view.memo(("dropped-counters", drivers), lambda: [
+        d for d in dropped_fields(of_kind(facts.slices.for_drivers(set(drivers)) if drivers else None, "ResourceSlice"))
+        if d.gate == g.DRA_PARTITIONABLE])
     if not lost:
         return []
     now = gate_states_now(facts.view, [g.DRA_PARTITIONABLE], dropped=dropped_evidence(lost))[g.DRA_PARTITIONABLE]

@@ -227,9 +227,19 @@ def _plan(footprint: Footprint, driver: str) -> tuple[tuple[Any, ...], ...]:
 
 
 def projected_key(footprint: Footprint, driver: str, device: dict[str, Any],
-                  dialect: CelDialect = SCHEDULER) -> Hashable:
-    """The parts of a device that an expression with this footprint can read."""
-    parts: list[Any] = [driver, _attribute_problem(driver, device, dialect)]
+                  dialect: CelDialect = SCHEDULER,
+                  problems: dict[int, tuple[Any, str | None]] | None = None) -> Hashable:
+    """The parts of a device that an expression with this footprint can read. ``problems``: the
+    devices' attribute problems already found in this dialect, by identity (kept with the device,
+    so an identity is never reused while its entry lives), to share across footprints."""
+    if problems is None:
+        problem = _attribute_problem(driver, device, dialect)
+    else:
+        hit = problems.get(id(device))
+        if hit is None or hit[0] is not device:
+            hit = problems[id(device)] = (device, _attribute_problem(driver, device, dialect))
+        problem = hit[1]
+    parts: list[Any] = [driver, problem]
     attrs = device.get("attributes") or {}
     caps = device.get("capacity") or {}
     for step in _plan(footprint, driver):

@@ -250,6 +250,8 @@ class SelectorEvaluator:
         stats.track_evaluator(self)
         self._results: dict[tuple[tuple[str, ...], Hashable], Any] = {}
         self._footprints: dict[tuple[str, ...], Footprint | None] = {}
+        #: each device's attribute problem in this dialect, found once for every grouping (``projected_key``)
+        self._problems: dict[int, tuple[Any, str | None]] = {}
 
     def compile(self, expression: str) -> Selector:
         """``compile_selector`` in this evaluator's dialect."""
@@ -283,8 +285,8 @@ class SelectorEvaluator:
                 return device_shape_key
             union |= fp
         frozen = frozenset(union)
-        dialect = self.dialect
-        return lambda driver, device: projected_key(frozen, driver, device, dialect)
+        dialect, problems = self.dialect, self._problems
+        return lambda driver, device: projected_key(frozen, driver, device, dialect, problems)
 
     def shape_key(self, expressions: Sequence[str], driver: str, device: dict[str, Any]) -> Hashable:
         """The cache key used for these expressions and this device."""

@@ -28,7 +28,10 @@ def run(inputs: ChargeInputs, podsets: list[PodSet], tallies: list[Tally]) -> No
         for quota, source in configs:
             matched = match_devices(inputs, source, class_sel, req_sel, r.path, STEP)
             require_count(matched, r, "counter", STEP)
-            best = _max_counter(matched.devices, source.name, inputs.semantics.first_counter_entry_only)
+            first_only = inputs.semantics.first_counter_entry_only
+            if (source.name, first_only) not in matched.derived:
+                matched.derived[source.name, first_only] = _max_counter(matched.devices, source.name, first_only)
+            best = matched.derived[source.name, first_only]
             if best is None:
                 raise Stop(STEP, [FieldError(INTERNAL, r.path, "matched devices have no consumesCounters entry for "
                                                                f'counter "{source.name}"')])

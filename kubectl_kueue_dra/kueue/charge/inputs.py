@@ -40,12 +40,21 @@ class ChargeInputs:
     #: ``ResourceClaimTemplate``, and ``KueueConfig`` when the mappings are unknown): a step that
     #: needs one of them has an unknown outcome (``Unknowable``), never one computed from an empty list
     unreadable: dict[str, str] = field(default_factory=dict)
+    #: what depends only on the slices and the CEL dialect (pools per driver, device matches, the
+    #: devices a check walks): pass one dict to every workload's inputs of a run (``explain -A``)
+    #: and each is derived once, not once per workload
+    shared: dict[tuple[Any, ...], Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.evaluator is None:
             self.evaluator = SelectorEvaluator(self.semantics.cel_dialect)
         self.classes_by_name = {dc["metadata"]["name"]: dc for dc in self.device_classes}
-        self._pools_by_driver: dict[str, list[Pool]] = {}
+
+    def derived(self, key: tuple[Any, ...], fn: Callable[[], Any]) -> Any:
+        """``fn()``, once per ``key`` for every inputs that share ``shared`` (what raises is not kept)."""
+        if key not in self.shared:
+            self.shared[key] = fn()
+        return self.shared[key]
 
     def require(self, kind: str, step: str) -> None:
         """Raise ``Unknowable`` when ``kind`` could not be read."""
@@ -63,9 +72,7 @@ class ChargeInputs:
         return [s for s in self.slices if (s.get("spec") or {}).get("driver") == driver]
 
     def pools(self, driver: str) -> list[Pool]:
-        if driver not in self._pools_by_driver:
-            self._pools_by_driver[driver] = group_pools(self.driver_slices(driver))
-        return self._pools_by_driver[driver]
+        return self.derived(("pools", driver), lambda: group_pools(self.driver_slices(driver)))  # type: ignore[no-any-return]
 
     def mapping_for(self, device_class: str) -> Mapping | None:
         return lookup(self.mappings, device_class, last_wins=self.semantics.last_mapping_wins)

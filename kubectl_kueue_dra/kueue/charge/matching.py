@@ -4,7 +4,7 @@ source selector, the class and the request, with Kueue's first CEL error."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ...dra.cel import CelCompileError, CelEvalError, SelectorEvaluator
@@ -21,8 +21,21 @@ _Outcome = bool | tuple[str, CelEvalError]
 
 @dataclass
 class Matched:
+    """The matching devices (shared by every workload of a run that asks the same: read, never changed)."""
+
     devices: list[tuple[Pool, dict[str, Any]]]
     pools: int
+    #: what the callers derive from the devices, kept with them (the counter maximum per counter)
+    derived: dict[Any, Any] = field(default_factory=dict)
+
+
+@dataclass
+class _Failed:
+    """The first device a selector list fails on with a CEL error (Kueue stops there)."""
+
+    what: str
+    device: Any
+    detail: str
 
 
 def class_and_request_selectors(inputs: ChargeInputs, r: Request, step: str) -> tuple[list[str], list[str]]:
@@ -52,11 +65,25 @@ def match_devices(inputs: ChargeInputs, source: Source, class_selectors: list[st
         raise Stop(step, errs)
     steps = (("deviceSelector", selector), ("DeviceClass selector", class_selectors),
              ("request selector", request_selectors))
+    key = ("match", source.driver, *(tuple(sels) for _, sels in steps))
+    found = inputs.derived(key, lambda: _match(inputs, source.driver, steps))
+    if isinstance(found, Unknowable):
+        raise Unknowable(found.step, found.reason)
+    if isinstance(found, _Failed):
+        raise Stop(step, [FieldError(INTERNAL, rpath, f"CEL evaluation error in {found.what} for device "
+                                                      f"{found.device}: {found.detail}")])
+    return found  # type: ignore[no-any-return]
+
+
+def _match(inputs: ChargeInputs, driver: str,
+           steps: tuple[tuple[str, list[str]], ...]) -> Matched | _Failed | Unknowable:
     # Devices alike in what the three lists read share one outcome (evaluated on the first of
     # them); walking the devices in order keeps the first error and the order of the matches.
-    index = ShapeIndex([p for p in inputs.pools(source.driver) if p.complete],
-                       [sels for _, sels in steps], inputs.evaluator)
-    outcomes = [_outcome(inputs.evaluator, steps, driver, device) for driver, device in index.representatives]
+    index = ShapeIndex([p for p in inputs.pools(driver) if p.complete], [sels for _, sels in steps], inputs.evaluator)
+    try:
+        outcomes = [_outcome(inputs.evaluator, steps, d, device) for d, device in index.representatives]
+    except Unknowable as e:
+        return e
     matched: list[tuple[Pool, dict[str, Any]]] = []
     pools = 0
     for pool, devices, ids, _ in index.pools:
@@ -66,9 +93,8 @@ def match_devices(inputs: ChargeInputs, source: Source, class_selectors: list[st
             if outcome is True:
                 matched.append((pool, device))
             elif outcome is not False:
-                what, e = outcome
-                raise Stop(step, [FieldError(INTERNAL, rpath, f"CEL evaluation error in {what} for device "
-                                                              f"{device.get('name')}: {e.detail}")])
+                what, err = outcome
+                return _Failed(what, device.get("name"), err.detail)
         pools += len(matched) > before
     return Matched(matched, pools)
 

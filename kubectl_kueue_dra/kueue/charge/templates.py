@@ -129,16 +129,20 @@ def _needs_every_slice(inputs: ChargeInputs, podsets: list[PodSet]) -> bool:
 def _cel_check_devices(inputs: ChargeInputs, requests: list[CelRequest]) -> list[tuple[str, dict[str, Any]]]:
     """(driver, device) the availability check walks: every slice, unless every CEL request is of
     a counter- or capacity-sourced class (then only those drivers' slices)."""
-    if any(not inputs.charged_by_device_path(r.device_class) for r in requests):
-        slices = inputs.all_slices()
-    else:
-        drivers: list[str] = []
+    drivers: list[str] | None = None
+    if all(inputs.charged_by_device_path(r.device_class) for r in requests):
+        drivers = []
         for r in requests:
             for d in [s.driver for _, s in inputs.counter_configs(r.device_class)] + \
                      [s.driver for s in inputs.capacity_configs(r.device_class)]:
                 if d not in drivers:
                     drivers.append(d)
-        slices = [s for d in drivers for s in inputs.driver_slices(d)]
+    return inputs.derived(("cel-check-devices", None if drivers is None else tuple(drivers)),  # type: ignore[no-any-return]
+                          lambda: _devices_of(inputs.all_slices() if drivers is None else
+                                              [s for d in drivers for s in inputs.driver_slices(d)]))
+
+
+def _devices_of(slices: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
     return [(s["spec"].get("driver") or "", d) for s in slices for d in (s.get("spec") or {}).get("devices") or []]
 
 
