@@ -25,7 +25,7 @@ from pathlib import Path
 
 import click
 
-from kubectl_kueue_dra.cli import recall
+from kubectl_kueue_dra.cli import recall, shipping
 from kubectl_kueue_dra.cli.root import PROG, cli
 
 #: variables of the build's environment that would change or bypass what the binary keeps
@@ -43,7 +43,7 @@ class Request:
 
     @property
     def is_help(self) -> bool:
-        return self.words[0] not in ("__complete", "__completeNoDesc")
+        return self.words[0] not in recall.COMPLETE_REQUESTS
 
 
 def command_paths(group: click.Group = cli) -> list[tuple[str, ...]]:
@@ -82,7 +82,7 @@ def kept_by_binary(exe: Path, request: Request) -> str | None:
     with tempfile.TemporaryDirectory() as cache:
         proc = subprocess.run([str(exe), *request.words], env=dict(env, XDG_CACHE_HOME=cache),
                               stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
-        kept = recall.kept_answers(cache)
+        kept = shipping.kept_answers(cache)
     shown = " ".join(request.words)
     if proc.returncode != 0:
         raise SystemExit(f"ship_answers: {shown} failed (exit {proc.returncode}): {proc.stderr[-2000:]!r}")
@@ -116,7 +116,7 @@ def main(argv: list[str]) -> int:
     internal = dist / "_internal"
     if not exe.is_file() or not internal.is_dir():
         raise SystemExit(f"ship_answers: {dist} is no one-folder bundle (no executable or no _internal/)")
-    recall.ship(str(internal), {})  # an earlier build's answers would answer instead of the binary
+    shipping.ship(str(internal), {})  # an earlier build's answers would answer instead of the binary
     answers: dict[tuple[tuple[str, ...], int], str] = {}
     shipped: dict[str, list] = {"help": [], "complete": []}
     for request in requests(command_paths()):
@@ -127,7 +127,7 @@ def main(argv: list[str]) -> int:
                 shipped["help"].append([list(request.words), request.width])
             else:
                 shipped["complete"].append(list(request.words))
-    sizes = recall.ship(str(internal), answers)
+    sizes = shipping.ship(str(internal), answers)
     print(f"ship_answers: {len(shipped['help'])} help and {len(shipped['complete'])} completion answers in "
           + ", ".join(f"{name} ({size:,} bytes)" for name, size in sizes.items()), file=sys.stderr)
     print(json.dumps(shipped))

@@ -1,33 +1,27 @@
 """The frozen binary's answers that never change: ``--help`` and the static candidates of
-``__complete`` (kubectl's ``<TAB>``), printed without loading click or any command, from the
-answers the one-folder bundle ships or from the user's cache.
+``__complete`` (kubectl's ``<TAB>``), printed without loading click or any command.
 
 Every ``<TAB>`` of ``kubectl kueue-dra`` starts the binary; most ask for subcommands or flags,
 whose answer depends on nothing but the words typed (and, for help, the width it is wrapped to)
-and the binary itself: the program name in usage lines is the fixed ``kubectl kueue-dra``
-(``root.PROG``; completion's ``completion.COMMAND_NAME``), never ``argv[0]``, so the answer is
-the same under any install path or name.
+and the binary itself: help names the program ``root.PROG``, never ``argv[0]``, and a
+completion's candidates name none, so the answer is the same under any install path or name.
+``recalled`` looks for the run's words and width first in the user's cache, then in the answers
+the one-folder bundle ships:
 
-``recalled`` looks, for the words and width of the run, first in the user's cache, then in the
-shipped answers:
-
-* The user's cache. A run that goes through click and printed help, or completed without asking
-  the cluster or the kubeconfig, is kept by ``keep`` under its words and width in
+* ``keep`` stores what a run through click printed for help, or for a completion that asked
+  nothing of the cluster or the kubeconfig, under its words and width in
   ``$XDG_CACHE_HOME/kueue-dra/`` (one file per version and executable path, marked with the
   executable's size and modification time: another build starts afresh).
-* The shipped answers. ``scripts/build-binary`` runs the freshly built one-folder binary for
-  every command path's ``--help`` and ``-h`` at the two widths of ``SHIPPED_WIDTHS`` and for the
-  static completions (``__complete`` of each command path with ``""``, ``-`` and ``--``), each
-  with an empty cache, and writes what ``keep`` kept, exactly what the binary printed, into the
-  bundle (``ship``): ``_internal/kubectl_kueue_dra/answers/``, one small file per help width and
-  one for completions (a completion does not depend on the width), each stamped with the version.
-  They are part of the bundle they came from; a file of another version, or one that cannot be
+* The build has the fresh binary answer every command path's help at ``SHIPPED_WIDTHS`` and the
+  static completions, and ships what ``keep`` kept in ``SHIPPED_DIR`` under the bundle's folder:
+  one small file per help width, one for completions (they do not depend on the width), each
+  stamped with the version (``shipping``). A file of another version, or one that cannot be
   read, is no answer. The one-file bundle (built for comparison only) ships none.
 
 A hit imports nothing but ``os``, ``sys``, ``zlib`` and ``marshal``. Only the frozen binary does
 this (its code cannot change without its file changing); from source, and in tests, every run
 goes through click. Nothing is recalled or kept when anything else could change the answer:
-``KUEUE_DRA_STATS`` (the report must be written), ``KUEUE_DRA_NO_RECALL`` (any value: every run
+``KUEUE_DRA_STATS`` (the report must be written), ``KUEUE_DRA_NO_RECALL`` (any value: the run
 goes through click, as the build's smoke test compares), ``-v``, click's own completion
 variables, a candidate from a dynamic completer, an exit code other than 0. A cache that cannot be
 read or written is no cache: the run goes through click.
@@ -54,9 +48,8 @@ MAX_HELP_WIDTH = 100
 MAX_ANSWERS = 512
 #: the requests that may be kept: help anywhere on the line, or kubectl's completion protocol
 _HELP_FLAGS = ("-h", "--help")
-_COMPLETE_REQUESTS = ("__complete", "__completeNoDesc")
-#: variables that change what a run prints besides its words, or ask for click: then nothing is
-#: recalled or kept
+COMPLETE_REQUESTS = ("__complete", "__completeNoDesc")
+#: variables that change what a run prints besides its words, or ask for click: nothing recalled or kept
 NO_RECALL_VARIABLE = "KUEUE_DRA_NO_RECALL"
 _UNCACHED_VARIABLES = ("KUEUE_DRA_STATS", NO_RECALL_VARIABLE, "_KUBECTL_KUEUE_DRA_COMPLETE")
 #: the help widths the bundle ships answers for: no terminal known (COLUMNS unset and stdout not a
@@ -107,7 +100,7 @@ def asked_dynamic() -> None:
 def _eligible(args: list[str], env_vars: Mapping[str, str], frozen: bool) -> bool:
     if not frozen or any(env_vars.get(name) for name in _UNCACHED_VARIABLES):
         return False
-    if args and args[0] in _COMPLETE_REQUESTS:
+    if args and args[0] in COMPLETE_REQUESTS:
         return True
     words = args[:args.index("--")] if "--" in args else args
     verbose = any(a in ("-v", "--verbose") or (a.startswith("-v") and set(a[1:]) == {"v"}) for a in words)
@@ -139,9 +132,9 @@ def _load(path: str, identity: tuple[Any, ...]) -> dict[Any, str]:
     return answers if isinstance(answers, dict) else {}
 
 
-def _shipped_name(args: list[str] | tuple[str, ...], width: int) -> str | None:
+def shipped_name(args: list[str] | tuple[str, ...], width: int) -> str | None:
     """The shipped file's name that holds the answer to ``args`` at ``width``; None: none does."""
-    if args and args[0] in _COMPLETE_REQUESTS:
+    if args and args[0] in COMPLETE_REQUESTS:
         return "complete.marshal"
     return f"help-{width}.marshal" if width in SHIPPED_WIDTHS else None
 
@@ -149,7 +142,7 @@ def _shipped_name(args: list[str] | tuple[str, ...], width: int) -> str | None:
 def _shipped_file(args: list[str], width: int) -> str | None:
     """Where the bundle this binary runs from ships the answer to ``args`` at ``width``, if anywhere."""
     bundle = getattr(sys, "_MEIPASS", None)
-    name = _shipped_name(args, width)
+    name = shipped_name(args, width)
     return os.path.join(bundle, SHIPPED_DIR, name) if isinstance(bundle, str) and name else None
 
 
@@ -202,38 +195,3 @@ def keep(args: list[str], env_vars: Mapping[str, str], *, width: int, frozen: bo
         except OSError:
             pass
 
-
-# ---- at build time (scripts/build-binary, through packaging/ship_answers.py) ---------------------
-def kept_answers(cache_home: str) -> dict[tuple[tuple[str, ...], int], str]:
-    """Every answer ``keep`` stored under ``cache_home`` (an XDG_CACHE_HOME of its own), by
-    words and width, whatever binary kept it."""
-    answers: dict[tuple[tuple[str, ...], int], str] = {}
-    folder = os.path.join(cache_home, "kueue-dra")
-    for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else ():
-        if name.startswith("answers-") and name.endswith(".marshal"):
-            with open(os.path.join(folder, name), "rb") as f:
-                stored = marshal.load(f)
-            answers.update(stored["answers"])
-    return answers
-
-
-def ship(bundle: str, answers: Mapping[tuple[tuple[str, ...], int], str]) -> dict[str, int]:
-    """Write ``answers`` (as ``kept_answers`` reads them) into the bundle's folder ``bundle`` as
-    ``recalled`` reads them: help at ``SHIPPED_WIDTHS`` one file per width, completions (at any
-    width: they do not depend on it) one file. Returns each file's name and size in bytes."""
-    files: dict[str, dict[tuple[str, ...], str]] = {}
-    texts: dict[str, str] = {}  # one object per distinct text: marshal writes it once (-h, --help)
-    for (words, width), text in sorted(answers.items()):
-        name = _shipped_name(words, width)
-        if name is not None:
-            files.setdefault(name, {})[words] = texts.setdefault(text, text)
-    folder = os.path.join(bundle, SHIPPED_DIR)
-    os.makedirs(folder, exist_ok=True)
-    for stale in os.listdir(folder):  # an earlier build's: the folder holds this build's only
-        os.unlink(os.path.join(folder, stale))
-    sizes = {}
-    for name, table in sorted(files.items()):
-        with open(os.path.join(folder, name), "wb") as f:
-            marshal.dump({"version": __version__, "answers": table}, f)
-        sizes[name] = os.path.getsize(os.path.join(folder, name))
-    return sizes

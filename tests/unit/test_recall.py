@@ -9,7 +9,7 @@ from pathlib import Path
 
 from testenv.clirun import run
 
-from kubectl_kueue_dra.cli import recall
+from kubectl_kueue_dra.cli import recall, shipping
 
 ROOT = Path(__file__).resolve().parents[2]
 MIG = "examples/mig-partitionable"
@@ -126,7 +126,7 @@ def shipped_bundle(tmp_path, monkeypatch, answers):
     bundle = tmp_path / "bundle" / "_internal"
     bundle.mkdir(parents=True)
     monkeypatch.setattr(sys, "_MEIPASS", str(bundle), raising=False)
-    return bundle, recall.ship(str(bundle), answers)
+    return bundle, shipping.ship(str(bundle), answers)
 
 
 def test_the_user_cache_first_then_the_shipped_answers(tmp_path, monkeypatch):
@@ -160,8 +160,8 @@ def test_shipped_answers_of_another_version_are_ignored(tmp_path, monkeypatch):
     bundle, _ = shipped_bundle(tmp_path, monkeypatch, {(("--help",), 78): "this version's help\n"})
     assert recall.recalled(["--help"], vars_for(tmp_path), width=78, frozen=True) == "this version's help\n"
     with monkeypatch.context() as another:  # the same bundle folder, written by another version
-        another.setattr(recall, "__version__", "0.0.0-another")
-        recall.ship(str(bundle), {(("--help",), 78): "another version's help\n"})
+        another.setattr(shipping, "__version__", "0.0.0-another")
+        shipping.ship(str(bundle), {(("--help",), 78): "another version's help\n"})
     assert recall.recalled(["--help"], vars_for(tmp_path), width=78, frozen=True) is None
 
 
@@ -182,7 +182,7 @@ def test_a_broken_shipped_file_is_no_answer(tmp_path, monkeypatch):
 
 def test_shipping_again_leaves_only_the_new_answers(tmp_path, monkeypatch):
     bundle, _ = shipped_bundle(tmp_path, monkeypatch, {(("--help",), 78): "old\n", (("__complete", ""), 78): ":4\n"})
-    recall.ship(str(bundle), {(("--help",), 98): "new\n"})
+    shipping.ship(str(bundle), {(("--help",), 98): "new\n"})
     assert sorted(p.name for p in (bundle / recall.SHIPPED_DIR).iterdir()) == ["help-98.marshal"]
     assert recall.recalled(["--help"], vars_for(tmp_path), width=78, frozen=True) is None
     assert recall.recalled(["--help"], vars_for(tmp_path), width=98, frozen=True) == "new\n"
@@ -231,7 +231,7 @@ def test_what_the_build_ships_is_what_the_binary_printed(tmp_path, monkeypatch):
     # a completion that asks the cluster is printed but not kept: not shipped
     assert ship.kept_by_binary(exe, ship.Request(words=("__complete", "explain", ""), columns=None)) is None
     bundle = tmp_path / "_internal"
-    recall.ship(str(bundle), answers)
+    shipping.ship(str(bundle), answers)
     blocked = ("import sys; sys.frozen = True; sys._MEIPASS = {bundle!r}; sys.modules['click'] = None; "
                "sys.argv = ['kubectl-kueue_dra', *{words!r}]; from kubectl_kueue_dra.cli import run; run()")
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "KUEUE_DRA_STATS", "KUEUE_DRA_NO_RECALL")}
