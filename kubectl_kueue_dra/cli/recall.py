@@ -1,17 +1,28 @@
 """The frozen binary's answers that never change: ``--help`` and the static candidates of
-``__complete`` (kubectl's ``<TAB>``), kept after their first run and printed again without
-loading click or any command.
+``__complete`` (kubectl's ``<TAB>``), printed without loading click or any command.
 
 Every ``<TAB>`` of ``kubectl kueue-dra`` starts the binary; most ask for subcommands or flags,
 whose answer depends on nothing but the words typed (and, for help, the width it is wrapped to)
-and the binary itself. The first such run goes through click as always and, when it printed help
-or completed without asking the cluster or the kubeconfig, ``keep`` stores what it printed under
-its words and width in ``$XDG_CACHE_HOME/kueue-dra/`` (one file per version and executable path,
-marked with the executable's size and modification time: another build starts afresh). The next
-identical run prints it from there (``recalled``): no import but ``os``, ``sys``, ``zlib`` and
-``marshal``. Only the frozen binary does this (its code cannot change without its file changing);
-from source, and in tests, every run goes through click. Nothing is kept when anything else could
-change the answer: ``KUEUE_DRA_STATS`` (the report must be written), ``-v``, click's own completion
+and the binary itself: help names the program ``root.PROG``, never ``argv[0]``, and a
+completion's candidates name none, so the answer is the same under any install path or name.
+``recalled`` looks for the run's words and width first in the user's cache, then in the answers
+the one-folder bundle ships:
+
+* ``keep`` stores what a run through click printed for help, or for a completion that asked
+  nothing of the cluster or the kubeconfig, under its words and width in
+  ``$XDG_CACHE_HOME/kueue-dra/`` (one file per version and executable path, marked with the
+  executable's size and modification time: another build starts afresh).
+* The build has the fresh binary answer every command path's help at ``SHIPPED_WIDTHS`` and the
+  static completions, and ships what ``keep`` kept in ``SHIPPED_DIR`` under the bundle's folder:
+  one small file per help width, one for completions (they do not depend on the width), each
+  stamped with the version (``shipping``). A file of another version, or one that cannot be
+  read, is no answer. The one-file bundle (built for comparison only) ships none.
+
+A hit imports nothing but ``os``, ``sys``, ``zlib`` and ``marshal``. Only the frozen binary does
+this (its code cannot change without its file changing); from source, and in tests, every run
+goes through click. Nothing is recalled or kept when anything else could change the answer:
+``KUEUE_DRA_STATS`` (the report must be written), ``KUEUE_DRA_NO_RECALL`` (any value: the run
+goes through click, as the build's smoke test compares), ``-v``, click's own completion
 variables, a candidate from a dynamic completer, an exit code other than 0. A cache that cannot be
 read or written is no cache: the run goes through click.
 
@@ -37,9 +48,15 @@ MAX_HELP_WIDTH = 100
 MAX_ANSWERS = 512
 #: the requests that may be kept: help anywhere on the line, or kubectl's completion protocol
 _HELP_FLAGS = ("-h", "--help")
-_COMPLETE_REQUESTS = ("__complete", "__completeNoDesc")
-#: variables that change what a run prints besides its words: then nothing is recalled or kept
-_UNCACHED_VARIABLES = ("KUEUE_DRA_STATS", "_KUBECTL_KUEUE_DRA_COMPLETE")
+COMPLETE_REQUESTS = ("__complete", "__completeNoDesc")
+#: variables that change what a run prints besides its words, or ask for click: nothing recalled or kept
+NO_RECALL_VARIABLE = "KUEUE_DRA_NO_RECALL"
+_UNCACHED_VARIABLES = ("KUEUE_DRA_STATS", NO_RECALL_VARIABLE, "_KUBECTL_KUEUE_DRA_COMPLETE")
+#: the help widths the bundle ships answers for: no terminal known (COLUMNS unset and stdout not a
+#: terminal, as when kubectl or a pipe reads it) and a terminal of MAX_HELP_WIDTH columns or more
+SHIPPED_WIDTHS = (DEFAULT_COLUMNS - 2, MAX_HELP_WIDTH - 2)
+#: where the shipped answers are, under the bundle's folder (sys._MEIPASS, ``_internal/``)
+SHIPPED_DIR = os.path.join("kubectl_kueue_dra", "answers")
 
 
 class _Run:
@@ -83,7 +100,7 @@ def asked_dynamic() -> None:
 def _eligible(args: list[str], env_vars: Mapping[str, str], frozen: bool) -> bool:
     if not frozen or any(env_vars.get(name) for name in _UNCACHED_VARIABLES):
         return False
-    if args and args[0] in _COMPLETE_REQUESTS:
+    if args and args[0] in COMPLETE_REQUESTS:
         return True
     words = args[:args.index("--")] if "--" in args else args
     verbose = any(a in ("-v", "--verbose") or (a.startswith("-v") and set(a[1:]) == {"v"}) for a in words)
@@ -115,14 +132,42 @@ def _load(path: str, identity: tuple[Any, ...]) -> dict[Any, str]:
     return answers if isinstance(answers, dict) else {}
 
 
+def shipped_name(args: list[str] | tuple[str, ...], width: int) -> str | None:
+    """The shipped file's name that holds the answer to ``args`` at ``width``; None: none does."""
+    if args and args[0] in COMPLETE_REQUESTS:
+        return "complete.marshal"
+    return f"help-{width}.marshal" if width in SHIPPED_WIDTHS else None
+
+
+def _shipped_file(args: list[str], width: int) -> str | None:
+    """Where the bundle this binary runs from ships the answer to ``args`` at ``width``, if anywhere."""
+    bundle = getattr(sys, "_MEIPASS", None)
+    name = shipped_name(args, width)
+    return os.path.join(bundle, SHIPPED_DIR, name) if isinstance(bundle, str) and name else None
+
+
+def _load_shipped(path: str) -> dict[Any, str]:
+    try:
+        with open(path, "rb") as f:
+            stored = marshal.load(f)
+    except (OSError, EOFError, ValueError, TypeError):
+        return {}
+    if not isinstance(stored, dict) or stored.get("version") != __version__:
+        return {}
+    answers = stored.get("answers")
+    return answers if isinstance(answers, dict) else {}
+
+
 def recalled(args: list[str], env_vars: Mapping[str, str], *, width: int, frozen: bool) -> str | None:
-    """What an earlier identical run printed, or None (then the run goes through click)."""
+    """What an earlier identical run printed (the user's cache), else what the build printed (the
+    shipped answers), or None: then the run goes through click."""
     if not _eligible(args, env_vars, frozen):
         return None
     store = _store(env_vars)
-    if store is None:
-        return None
-    answer = _load(*store).get((tuple(args), width))
+    answer = _load(*store).get((tuple(args), width)) if store is not None else None
+    if not isinstance(answer, str):
+        shipped = _shipped_file(args, width)
+        answer = _load_shipped(shipped).get(tuple(args)) if shipped is not None else None
     return answer if isinstance(answer, str) else None
 
 
@@ -149,3 +194,4 @@ def keep(args: list[str], env_vars: Mapping[str, str], *, width: int, frozen: bo
             os.unlink(tmp)
         except OSError:
             pass
+

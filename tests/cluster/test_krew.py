@@ -227,6 +227,27 @@ def test_kubectl_tab_completion_through_the_completion_executable(installed):
     assert proc.stdout.split()[:4] == ["table", "wide", "json", "yaml"]
 
 
+def test_first_help_and_tab_through_kubectl_come_from_the_shipped_answers(installed, tmp_path):
+    """Installed by krew and run by kubectl (argv[0] is krew's link), a first --help or <TAB>
+    with an empty cache prints the answer the archive ships (nothing is kept: click never ran),
+    byte for byte what the binary prints through click (KUEUE_DRA_NO_RECALL)."""
+    for args, columns in ((["--help"], None), (["map", "set", "-h"], "100"), (["explain", "--help"], "120"),
+                          (["__complete", ""], None), (["__complete", "verify", "--"], "100")):
+        cache = tmp_path / "-".join(["cache", *args[-2:], columns or "unset"])
+        env = {"XDG_CACHE_HOME": str(cache), **({"COLUMNS": columns} if columns else {})}
+        first = installed.run("kueue-dra", *args, env=env)
+        kept = sorted(p.name for p in cache.glob("kueue-dra/answers-*"))
+        through_click = installed.run("kueue-dra", *args, env={**env, "KUEUE_DRA_NO_RECALL": "1"})
+        assert first.returncode == through_click.returncode == 0, first.stderr + through_click.stderr
+        assert first.stdout == through_click.stdout and first.stdout.strip(), args
+        assert kept == [], f"{args} went through click: {kept}"
+    # a help width the archive does not ship (88) goes through click and is kept
+    cache = tmp_path / "cache-88"
+    proc = installed.run("kueue-dra", "--help", env={"XDG_CACHE_HOME": str(cache), "COLUMNS": "90"})
+    assert proc.returncode == 0 and proc.stdout.startswith("Usage: kubectl kueue-dra")
+    assert list(cache.glob("kueue-dra/answers-*"))
+
+
 # ---- against the test control plane ------------------------------------------------------------
 def test_cluster_commands_through_the_frozen_binary(installed, cluster_gates_on):
     kc = ["--kubeconfig", str(cluster_gates_on.kubeconfig), "--context", "admin"]
