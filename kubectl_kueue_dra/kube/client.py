@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from . import errors, retry
+from .jsonstream import json_text
 from .kubeconfig import ConnectionOptions, LoadedConfig, load
 
 log = logging.getLogger(__name__)
@@ -315,12 +316,6 @@ class Stream:
         self._resp = None
         self._client._count(self._method, self._url, self.status, self.size,
                             (self._client.clock.monotonic() - self._started) * 1000, self._started, self.waited * 1000)
-
-
-def json_text(payload: bytes) -> str:
-    """The body as text, decoded as ``json.loads`` decodes bytes (so that the caller can drop the
-    bytes before parsing)."""
-    return payload.decode(json.detect_encoding(payload), "surrogatepass") if payload else ""
 
 
 def _connection_error(e: BaseException) -> str:

@@ -149,3 +149,9 @@ def load(f: BinaryIO, on_item: Callable[[Any], Any], chunk: int = CHUNK) -> dict
     if r.peek():
         raise ValueError("extra data after the document")
     return doc
+
+
+def json_text(payload: bytes) -> str:
+    """A response body as text, decoded as ``json.loads`` decodes bytes (so that the caller can
+    drop the bytes before parsing)."""
+    return payload.decode(json.detect_encoding(payload), "surrogatepass") if payload else ""

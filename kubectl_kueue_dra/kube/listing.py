@@ -29,7 +29,7 @@ from typing import Any
 from collections.abc import Callable, Iterator
 
 from . import errors, jsonstream
-from .client import json_text
+from .jsonstream import json_text
 
 log = logging.getLogger(__name__)
 
