@@ -120,13 +120,15 @@ def _store(env_vars: Mapping[str, str]) -> tuple[str, tuple[Any, ...]] | None:
     return path, (sys.executable, stat.st_size, stat.st_mtime_ns, sys.version)
 
 
-def _load(path: str, identity: tuple[Any, ...]) -> dict[Any, str]:
+def _load(path: str, stamp: str, expected: Any) -> dict[Any, str]:
+    """The answers of the file at ``path`` when its ``stamp`` is ``expected`` (the user's cache:
+    the binary's identity; a shipped file: the version), else none."""
     try:
         with open(path, "rb") as f:
             stored = marshal.load(f)
     except (OSError, EOFError, ValueError, TypeError):
         return {}
-    if not isinstance(stored, dict) or stored.get("identity") != identity:
+    if not isinstance(stored, dict) or stored.get(stamp) != expected:
         return {}
     answers = stored.get("answers")
     return answers if isinstance(answers, dict) else {}
@@ -146,28 +148,16 @@ def _shipped_file(args: list[str], width: int) -> str | None:
     return os.path.join(bundle, SHIPPED_DIR, name) if isinstance(bundle, str) and name else None
 
 
-def _load_shipped(path: str) -> dict[Any, str]:
-    try:
-        with open(path, "rb") as f:
-            stored = marshal.load(f)
-    except (OSError, EOFError, ValueError, TypeError):
-        return {}
-    if not isinstance(stored, dict) or stored.get("version") != __version__:
-        return {}
-    answers = stored.get("answers")
-    return answers if isinstance(answers, dict) else {}
-
-
 def recalled(args: list[str], env_vars: Mapping[str, str], *, width: int, frozen: bool) -> str | None:
     """What an earlier identical run printed (the user's cache), else what the build printed (the
     shipped answers), or None: then the run goes through click."""
     if not _eligible(args, env_vars, frozen):
         return None
     store = _store(env_vars)
-    answer = _load(*store).get((tuple(args), width)) if store is not None else None
+    answer = _load(store[0], "identity", store[1]).get((tuple(args), width)) if store is not None else None
     if not isinstance(answer, str):
         shipped = _shipped_file(args, width)
-        answer = _load_shipped(shipped).get(tuple(args)) if shipped is not None else None
+        answer = _load(shipped, "version", __version__).get(tuple(args)) if shipped is not None else None
     return answer if isinstance(answer, str) else None
 
 
@@ -179,7 +169,7 @@ def keep(args: list[str], env_vars: Mapping[str, str], *, width: int, frozen: bo
     if store is None:
         return
     path, identity = store
-    answers = _load(path, identity)
+    answers = _load(path, "identity", identity)
     if len(answers) >= MAX_ANSWERS:
         answers = {}
     answers[(tuple(args), width)] = _run.printed
