@@ -413,3 +413,30 @@ def test_stats_report(tmp_path):
     assert stats["exitCode"] == 0 and stats["requests"] == 0 and stats["calls"] == []
     assert 0 < stats["celEvaluations"] <= 4 * 2  # 4 classes × 2 shapes (GPU, MIG), not 240 devices
     assert stats["celCacheHits"] >= 0 and stats["maxRssKiB"] > 0 and stats["wallSeconds"] > 0
+
+
+def test_explain_all_groups_the_devices_once_per_selector_triple(tmp_path, monkeypatch):
+    """explain -A wires one set of device derivations through every Workload it explains: the
+    devices are grouped once per distinct (source, class, request) selector triple, as for one
+    Workload, not once per Workload (23 s against 1.8 s at 100 nodes and 200 Workloads)."""
+    from testenv import scale
+    from testenv.clirun import run as run_cli
+
+    from kubectl_kueue_dra.dra import devices as dra_devices
+
+    snapshot = tmp_path / "snap.json"
+    size = scale.Size(2, workloads=24)
+    scale.write_list(scale.generated_objects(size), snapshot)
+    built: list = []
+    real_init = dra_devices.ShapeIndex.__init__
+
+    def counting_init(self, pools, selector_lists, evaluator):
+        built.append(tuple(tuple(s) for s in selector_lists))
+        real_init(self, pools, selector_lists, evaluator)
+
+    monkeypatch.setattr(dra_devices.ShapeIndex, "__init__", counting_init)
+    proc = run_cli("explain", "-A", "--from", str(snapshot), "-o", "json")
+    assert proc.returncode == 0, proc.stderr
+    explained = json.loads(proc.stdout)["items"]
+    assert len(explained) == size.workloads
+    assert built and len(built) == len(set(built)) < len(explained)
