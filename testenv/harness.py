@@ -4,18 +4,17 @@
 own process group), waits for ``/readyz``, writes a kubeconfig with the
 contexts ``admin``, ``reader`` and ``nobody``, installs the CRDs and the
 reader RBAC. ``Cluster.stop()`` terminates both process groups and removes
-the temporary directory.
+the temporary directory. What a process that does not end normally leaves behind (running
+clusters, temporary directories) is cleaned up by ``testenv.leftovers``.
 """
 
 from __future__ import annotations
 
-import atexit
 import itertools
 import json
 import os
 import secrets
 import shutil
-import signal
 import ssl
 import subprocess
 import tempfile
@@ -26,7 +25,10 @@ from pathlib import Path
 
 from testenv import kube_versions, pki
 from testenv.binaries import controlplane
-from testenv.procs import _LIVE, _http_ok, _Proc, free_port
+from testenv.leftovers import (  # noqa: F401  (re-exported)
+    _CLUSTERS, DIR_PREFIX, OWNER_FILE, _install_sigterm_handler, _kill_leftovers, _on_sigterm, _sweep_stale_dirs,
+)
+from testenv.procs import _LIVE, _http_ok, _Proc, free_port  # noqa: F401  (_LIVE: re-exported)
 from testenv.binaries import crds as crds_mod
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -84,51 +86,6 @@ class KubectlError(subprocess.CalledProcessError):
             f"{' '.join(map(str, self.cmd))} exited {self.returncode}\n"
             f"stdout: {(self.stdout or '')[-3000:]}\nstderr: {(self.stderr or '')[-3000:]}"
         )
-
-
-_CLUSTERS: set[Cluster] = set()
-
-
-@atexit.register
-def _kill_leftovers() -> None:  # last resort if teardown did not run
-    for c in list(_CLUSTERS):
-        c.stop()
-    for p in list(_LIVE):
-        p.stop(timeout=5)
-
-
-def _on_sigterm(signum, frame) -> None:
-    """A CI timeout usually sends SIGTERM, which skips pytest teardown: clean up, then die."""
-    _kill_leftovers()
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    os.kill(os.getpid(), signal.SIGTERM)
-
-
-def _install_sigterm_handler() -> None:
-    if signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, None):
-        try:
-            signal.signal(signal.SIGTERM, _on_sigterm)
-        except ValueError:  # not the main thread
-            pass
-
-
-DIR_PREFIX = "kueue-dra-cluster-"
-OWNER_FILE = "owner.pid"
-
-
-def _sweep_stale_dirs() -> None:
-    """Remove cluster dirs left by a test process that was SIGKILLed (its children died with it)."""
-    for d in Path(tempfile.gettempdir()).glob(f"{DIR_PREFIX}*"):
-        try:
-            pid = int((d / OWNER_FILE).read_text())
-        except (OSError, ValueError):
-            continue
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            shutil.rmtree(d, ignore_errors=True)
-        except PermissionError:
-            pass
 
 
 class Cluster:
