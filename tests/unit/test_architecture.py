@@ -1,7 +1,8 @@
 """The rules of docs/architecture.md, read from the source: which package may import which (and,
 inside kueue/ and commands/, which subpackage may import which), that only kube/ talks to the
 network or starts processes, that no module imports itself back through others, and the sizes:
-folders, modules, command modules."""
+folders, modules, command modules. The test tooling testenv/ keeps the module size and has no
+import circle either."""
 
 import ast
 from pathlib import Path
@@ -9,6 +10,8 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "kubectl_kueue_dra"
+#: the test tooling (not shipped): its modules follow the size and no-circle rules too
+TESTENV = PACKAGE.parent / "testenv"
 
 #: the base every layer may use: the modules errors, stats (KUEUE_DRA_STATS), frozen, userdirs, environment
 #: (the run's streams, variables and clock), the version, and the package findings/ (the catalogue
@@ -225,6 +228,17 @@ def test_no_folder_holds_more_than_20_modules():
 
 def test_modules_stay_under_400_lines():
     assert long_modules(modules(), MAX_LINES) == {}
+
+
+def test_testenv_modules_stay_under_400_lines():
+    assert long_modules(modules(TESTENV), MAX_LINES) == {}
+
+
+def test_no_import_circle_in_testenv():
+    graph = import_graph(TESTENV)
+    # the rule reads the tooling: the scale package's __init__ re-exports its three modules
+    assert {"testenv.scale.objects", "testenv.scale.loading", "testenv.scale.snapshot"} <= graph["testenv.scale"]
+    assert circles(graph) == []
 
 
 def test_command_modules_stay_under_200_lines():
