@@ -28,6 +28,11 @@ def cond(ctype: str, status: str = "True", reason: str = "", message: str = "", 
     return {"type": ctype, "status": status, "reason": reason, "message": message, "lastTransitionTime": at_}
 
 
+def _given(**fields: Any) -> dict[str, Any]:
+    """The fields that have a value (an optional field left out is absent, not empty), in order."""
+    return {k: v for k, v in fields.items() if v}
+
+
 def kueue_object(kind: str, name: str, *, namespace: str | None = None, spec: dict[str, Any] | None = None,
                  status: dict[str, Any] | None = None, **fields: Any) -> dict[str, Any]:
     """A Kueue object: ``fields`` go after the metadata (a priority class's ``value``), then
@@ -57,15 +62,7 @@ def toleration(key: str, value: str | None = None, effect: str = "NoSchedule") -
 def flavor(name: str, labels: dict[str, str] | None = None, taints: list[dict[str, str]] | None = None,
            tolerations: list[dict[str, str]] | None = None, topology: str | None = None) -> dict[str, Any]:
     """A ResourceFlavor (no labels, taints, tolerations nor topology: an empty spec)."""
-    spec: dict[str, Any] = {}
-    if labels:
-        spec["nodeLabels"] = labels
-    if taints:
-        spec["nodeTaints"] = taints
-    if tolerations:
-        spec["tolerations"] = tolerations
-    if topology:
-        spec["topologyName"] = topology
+    spec = _given(nodeLabels=labels, nodeTaints=taints, tolerations=tolerations, topologyName=topology)
     return kueue_object("ResourceFlavor", name, spec=spec)
 
 
@@ -110,11 +107,7 @@ def preemption(within: str | None = None, reclaim: str | None = None, borrow: st
                threshold: int | None = None) -> dict[str, Any]:
     """A ClusterQueue's preemption policies: withinClusterQueue, reclaimWithinCohort and
     borrowWithinCohort (its policy and maxPriorityThreshold); empty when none is given."""
-    out: dict[str, Any] = {}
-    if within:
-        out["withinClusterQueue"] = within
-    if reclaim:
-        out["reclaimWithinCohort"] = reclaim
+    out = _given(withinClusterQueue=within, reclaimWithinCohort=reclaim)
     if borrow:
         out["borrowWithinCohort"] = {"policy": borrow}
         if threshold is not None:
@@ -135,20 +128,10 @@ def cluster_queue_spec(*groups: dict[str, Any], preemption: dict[str, Any] | Non
                        checks: list[dict[str, Any]] | None = None, fungibility: dict[str, str] | None = None,
                        cohort: str | None = None) -> dict[str, Any]:
     """A ClusterQueue spec selecting every namespace; ``checks``: ``check_rule`` entries."""
-    spec: dict[str, Any] = {"namespaceSelector": {}, "resourceGroups": list(groups)}
-    if preemption:
-        spec["preemption"] = preemption
-    if strategy:
-        spec["queueingStrategy"] = strategy
-    if stop:
-        spec["stopPolicy"] = stop
-    if checks:
-        spec["admissionChecksStrategy"] = {"admissionChecks": list(checks)}
-    if fungibility:
-        spec["flavorFungibility"] = fungibility
-    if cohort:
-        spec["cohortName"] = cohort
-    return spec
+    return {"namespaceSelector": {}, "resourceGroups": list(groups),
+            **_given(preemption=preemption, queueingStrategy=strategy, stopPolicy=stop,
+                    admissionChecksStrategy={"admissionChecks": list(checks)} if checks else None,
+                    flavorFungibility=fungibility, cohortName=cohort)}
 
 
 def cluster_queue(name: str, *groups: dict[str, Any], cohort: str | None = None, within: str | None = None,
