@@ -117,38 +117,80 @@ def load(f: BinaryIO, on_item: Callable[[Any], Any], chunk: int = CHUNK) -> dict
     """The JSON object in ``f``, each element of its ``items`` array replaced by ``on_item(element)``.
     Raises ValueError when the document is not a JSON object or not well-formed."""
     r = _Reader(f, chunk)
+    doc = _object(r, on_item)
+    if r.peek():
+        raise ValueError("extra data after the document")
+    return doc
+
+
+def load_all(f: BinaryIO, on_item: Callable[[Any], Any], chunk: int = CHUNK) -> list[Any]:
+    """The JSON objects and arrays in ``f``, one after another (a stream, as ``kubectl get -o json
+    >> file`` or JSON Lines write them), each object's ``items`` and each top-level array's
+    elements through ``on_item``. Raises ValueError when a value is not well-formed, or is
+    neither an object nor an array, or there is none."""
+    r = _Reader(f, chunk)
+    docs: list[Any] = []
+    while c := r.peek():
+        if c == "{":
+            docs.append(_object(r, on_item))
+        elif c == "[":
+            r.pos += 1
+            docs.append(_elements(r, on_item))
+        else:
+            raise ValueError("expected an object or an array")
+    if not docs:
+        raise ValueError("no JSON document")
+    return docs
+
+
+def _object(r: _Reader, on_item: Callable[[Any], Any]) -> dict[str, Any]:
     r.expect("{")
     doc: dict[str, Any] = {}
     if r.peek() == "}":
         r.pos += 1
-    else:
-        while True:
-            if r.peek() != '"':
-                raise ValueError("expected a key")
-            key = r.value()
-            r.expect(":")
-            if key == "items" and r.peek() == "[":
-                r.pos += 1
-                items: list[Any] = []
-                if r.peek() == "]":
-                    r.pos += 1
-                else:
-                    while True:
-                        batch = _batch(r)
-                        if batch is not None:
-                            items.extend(map(on_item, batch))
-                            continue
-                        items.append(on_item(r.value()))
-                        if r.expect(",]") == "]":
-                            break
-                doc[key] = items
-            else:
-                doc[key] = r.value()
-            if r.expect(",}") == "}":
-                break
-    if r.peek():
-        raise ValueError("extra data after the document")
-    return doc
+        return doc
+    while True:
+        if r.peek() != '"':
+            raise ValueError("expected a key")
+        key = r.value()
+        r.expect(":")
+        if key == "items" and r.peek() == "[":
+            r.pos += 1
+            doc[key] = _elements(r, on_item)
+        else:
+            doc[key] = r.value()
+        if r.expect(",}") == "}":
+            return doc
+
+
+def _elements(r: _Reader, on_item: Callable[[Any], Any]) -> list[Any]:
+    """The elements of an array whose ``[`` was read, each through ``on_item``, in batches where
+    the text allows."""
+    items: list[Any] = []
+    if r.peek() == "]":
+        r.pos += 1
+        return items
+    while True:
+        batch = _batch(r)
+        if batch is not None:
+            items.extend(map(on_item, batch))
+            continue
+        items.append(on_item(r.value()))
+        if r.expect(",]") == "]":
+            return items
+
+
+def values(text: str) -> list[Any]:
+    """The JSON values of a text, one after another with only whitespace between them (a stream);
+    raises ``json.JSONDecodeError`` (its line and column in ``text``) at the first that is not
+    well-formed, and for a text of whitespace only."""
+    out: list[Any] = []
+    pos = _match(_WHITESPACE, text, 0).end()
+    while pos < len(text) or not out:
+        value, end = _DECODER.raw_decode(text, pos)
+        out.append(value)
+        pos = _match(_WHITESPACE, text, end).end()
+    return out
 
 
 def json_text(payload: bytes) -> str:

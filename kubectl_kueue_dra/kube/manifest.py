@@ -91,7 +91,11 @@ def manifest_files(paths: list[str], recursive: bool = False,
 
 
 def _read_documents(path: str, opened: str, stdin: IO[str]) -> list[Any]:
+    import json
+
     import yaml
+
+    from .jsonstream import values
 
     try:
         if path == "-":
@@ -103,6 +107,12 @@ def _read_documents(path: str, opened: str, stdin: IO[str]) -> list[Any]:
         raise UsageError(f"-f {path}: {e.strerror}") from None
     except (NotUtf8, UnicodeDecodeError) as e:
         raise UsageError(f"-f {path}: {e if isinstance(e, NotUtf8) else 'not UTF-8 text'}") from None
+    if text.lstrip()[:1] == "{":  # JSON, one object or several one after another, as kubectl reads them
+        try:
+            return _documents(values(text))
+        except json.JSONDecodeError as e:
+            if path.endswith(".json"):
+                raise UsageError(f"-f {path}:{e.lineno}: malformed JSON: {e.msg}") from None
     try:
         return _documents(list(yaml.safe_load_all(text)))
     except yaml.YAMLError as e:

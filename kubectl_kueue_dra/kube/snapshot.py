@@ -4,7 +4,8 @@ Accepted: one YAML or JSON file, or a directory searched recursively for ``*.yam
 ``*.json``. A file may hold several YAML documents, a ``kind: List`` (what ``kubectl get -o yaml``
 prints) or a typed list such as ``PodList``; the ``oc adm must-gather`` tree
 (``cluster-scoped-resources/<group>/<plural>/<name>.yaml``, ``namespaces/<ns>/<group>/<plural>/…``)
-is just such a directory. Documents without ``apiVersion``/``kind`` are ignored, so the rest of a
+is just such a directory. A JSON file may hold several documents one after another (``kubectl get
+-o json >> file``, JSON Lines) or an array of objects. Documents without ``apiVersion``/``kind`` are ignored, so the rest of a
 must-gather (logs, events as text) does no harm; malformed YAML or JSON is an error naming the file
 and line, because a silently skipped file would give a wrong answer.
 """
@@ -17,6 +18,7 @@ from collections.abc import Iterator
 from ..errors import SnapshotError
 from ..k8s.envelope import describe, envelope_problem
 from ..k8s.utf8 import NotUtf8, utf8_text
+from .jsonstream import values
 from .view import SnapshotView
 
 SUFFIXES = (".yaml", ".yml", ".json")
@@ -37,13 +39,13 @@ def _files(path: str, shown: str) -> list[str]:
     return found
 
 
-def _streamed_json(path: str, compact: Any) -> Any:
-    """A JSON object file parsed item by item, each ResourceSlice compacted as soon as it is read
-    (``kube/jsonstream.py``); None when the file is not that, or not well-formed (the caller then
-    reads it whole, and reports the error)."""
+def _streamed_json(path: str, compact: Any) -> list[Any] | None:
+    """The JSON documents of a file (one, or a stream of them), parsed item by item, each
+    ResourceSlice compacted as soon as it is read (``kube/jsonstream.py``); None when the file is
+    not that, or not well-formed (the caller then reads it whole, and reports the error)."""
     from .compact import SliceCompactor
     from .convert import to_v1
-    from .jsonstream import load
+    from .jsonstream import load_all
 
     def on_item(item: Any) -> Any:
         if isinstance(item, dict) and item.get("kind") == "ResourceSlice" and isinstance(item.get("apiVersion"), str) \
@@ -54,10 +56,10 @@ def _streamed_json(path: str, compact: Any) -> Any:
     try:
         with open(path, "rb") as f:
             head = f.read(4096).lstrip()
-            if not head.startswith(b"{"):
+            if not head.startswith((b"{", b"[")):
                 return None
             f.seek(0)
-            return load(f, on_item if isinstance(compact, SliceCompactor) else (lambda item: item))
+            return load_all(f, on_item if isinstance(compact, SliceCompactor) else (lambda item: item))
     except (OSError, ValueError, RecursionError):
         return None
 
@@ -65,7 +67,7 @@ def _streamed_json(path: str, compact: Any) -> Any:
 def _documents(path: str, compact: Any = None) -> Iterator[Any]:
     streamed = _streamed_json(path, compact)
     if streamed is not None:
-        yield streamed
+        yield from streamed
         return
     try:
         with open(path, "rb") as f:
@@ -78,7 +80,7 @@ def _documents(path: str, compact: Any = None) -> Iterator[Any]:
         raise SnapshotError(f"{path}: {e}") from None
     if path.endswith(".json") or text.lstrip()[:1] in ("{", "["):
         try:
-            yield json.loads(text)
+            yield from values(text)
             return
         except json.JSONDecodeError as e:
             if path.endswith(".json"):
@@ -95,6 +97,10 @@ def _documents(path: str, compact: Any = None) -> Iterator[Any]:
 
 
 def _objects(doc: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(doc, list):  # a JSON array of objects (e.g. jq's `[.items[]]`)
+        for element in doc:
+            yield from _objects(element)
+        return
     if not isinstance(doc, dict):
         return
     kind = doc.get("kind")

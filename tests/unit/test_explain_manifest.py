@@ -124,6 +124,22 @@ def test_kubectl_list_output_is_read_item_by_item(tmp_path):
     assert doc["podSets"][0]["charge"] == {"gpu.memory": "39Gi"}
 
 
+def test_json_objects_one_after_another_are_each_read(tmp_path):
+    """kubectl reads a JSON file of several objects one after another (``kubectl get -o json >>
+    file``): the template of the first object serves the Job of the second; a break in the second
+    is a malformed-JSON error naming its line, not a YAML one."""
+    import yaml
+
+    f = tmp_path / "job.json"
+    f.write_text(json.dumps(yaml.safe_load(TEMPLATE), indent=2) + "\n" + json.dumps(yaml.safe_load(job())))
+    doc = explain_json("-f", str(f))
+    assert doc["podSets"][0]["charge"] == {"gpu.memory": "39Gi"}
+    f.write_text(json.dumps(yaml.safe_load(TEMPLATE)) + "\n{\n")
+    proc = run("explain", "-f", str(f), "--from", MIG)
+    assert proc.returncode == 2 and proc.stderr.strip().splitlines() == \
+        [f"error: -f {f}:3: malformed JSON: Expecting property name enclosed in double quotes"]
+
+
 def test_malformed_template_in_the_file_is_a_named_finding(tmp_path):
     bad = TEMPLATE.replace("count: 2", "count: [2]")
     doc = explain_json("-f", "-", input=bad + "---\n" + job())

@@ -388,6 +388,29 @@ def test_streaming_reader_rejects_what_json_rejects(text):
         jsonstream.load(io.BytesIO(text.encode()), lambda x: x, 2)
 
 
+@pytest.mark.parametrize("chunk", [1, 3, 64, 1 << 20])
+@pytest.mark.parametrize("sep", ["", "\n", " \r\n\t"])
+def test_streaming_reader_reads_a_stream_of_documents(chunk, sep):
+    """Objects and arrays one after another (``>> file``, JSON Lines) equal ``values`` of the text,
+    the items of every object and the elements of every array through the callback."""
+    docs = [{"kind": "List", "items": API_ITEMS[:3]}, [{"a": 1}, 2], {"items": []}, [], DOCS[-1]]
+    text = sep + sep.join(json.dumps(d, indent=None if i % 2 else 2) for i, d in enumerate(docs)) + sep
+    seen = []
+    assert jsonstream.load_all(io.BytesIO(text.encode()), lambda x: seen.append(x) or x, chunk) == \
+        jsonstream.values(text) == docs
+    assert seen == API_ITEMS[:3] + [{"a": 1}, 2] + [x for d in docs[4:] if isinstance(d, dict)
+                                                    for x in d.get("items", [])]
+
+
+@pytest.mark.parametrize("text", ['{"a": 1} x', '{"a": 1} 1', '', ' \n', '{"a": 1} {', '[1] [2', '"s"'])
+def test_a_stream_of_documents_rejects_a_bad_one(text):
+    with pytest.raises(ValueError):
+        jsonstream.load_all(io.BytesIO(text.encode()), lambda x: x, 2)
+    if text not in ('{"a": 1} 1', '"s"'):  # a stream of values, but not of objects and arrays
+        with pytest.raises(json.JSONDecodeError):
+            jsonstream.values(text)
+
+
 def test_snapshot_json_list_is_streamed_and_compacted(tmp_path):
     items = [dict(s, apiVersion="resource.k8s.io/v1") for s in cluster()]
     path = tmp_path / "snap.json"

@@ -98,6 +98,32 @@ def test_malformed_json_names_file_and_line(tmp_path):
         load_objects(str(path))
 
 
+def test_json_documents_one_after_another_and_arrays(tmp_path):
+    """What other tools write: ``kubectl get -o json >> file`` (Lists one after another), JSON
+    Lines, a JSON array of objects (``jq '[.items[]]'``); each read whole, streamed or not."""
+    cls = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "a"}}
+    cq = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "cq"}}
+    rs = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
+          "spec": {"driver": "d", "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1},
+                   "devices": [{"name": "g", "attributes": {"x": {"string": "y"}}}]}}
+    texts = {
+        "appended.json": json.dumps({"apiVersion": "v1", "kind": "List", "items": [cls, rs]}, indent=4) + "\n"
+        + json.dumps({"apiVersion": "v1", "kind": "List", "items": [cq]}, indent=4) + "\n",
+        "lines.json": "".join(json.dumps(o) + "\n" for o in (cls, rs, cq)),
+        "array.json": json.dumps([cls, {"apiVersion": "v1", "kind": "List", "items": [rs]}, cq]),
+        "lines.yaml": "".join(json.dumps(o) + "\n" for o in (cls, rs, cq)),  # JSON in a .yaml file
+        "bom.json": "\ufeff" + json.dumps(cls) + json.dumps(rs) + json.dumps(cq),  # not streamed
+    }
+    for name, text in texts.items():
+        objects = load_objects(str(write(tmp_path / name.replace(".", "-"), name, text)))
+        assert [(o["kind"], o["metadata"]["name"]) for o in objects] == \
+            [("DeviceClass", "a"), ("ResourceSlice", "s"), ("ClusterQueue", "cq")], name
+        assert objects[1]["spec"]["devices"][0]["attributes"] == {"x": {"string": "y"}}
+    path = write(tmp_path, "broken.json", json.dumps(cls) + "\n" + json.dumps(cq)[:-1] + "\n")
+    with pytest.raises(SnapshotError, match=rf"{path}:3: malformed JSON"):
+        load_objects(str(path))
+
+
 def test_empty_directory(tmp_path):
     with pytest.raises(SnapshotError, match="no YAML or JSON files"):
         load_objects(str(tmp_path))
