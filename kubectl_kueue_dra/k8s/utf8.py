@@ -15,3 +15,18 @@ def utf8_text(data: bytes) -> str:
         line = before.count(b"\n") + 1
         column = e.start - (before.rfind(b"\n") + 1) + 1
         raise NotUtf8(f"not UTF-8 text (byte 0x{data[e.start]:02x} at line {line}, column {column})") from None
+
+
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+def manifest_text(data: bytes) -> str:
+    """The text of a YAML or JSON file as kubectl reads one with ``-f``: UTF-8, or UTF-16 when it
+    begins with that byte-order mark (what Windows PowerShell 5's ``>`` writes); else ``NotUtf8``."""
+    if data.startswith(_UTF16_BOMS):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError as e:
+            raise NotUtf8(f"not UTF-16 text, though it begins with a UTF-16 byte-order mark "
+                          f"({e.reason} at byte {e.start})") from None
+    return utf8_text(data)

@@ -16,7 +16,7 @@ from ..errors import UsageError
 from ..k8s.job_kinds import MANIFEST_KINDS, listed
 from ..k8s.object_shapes import GENERIC, SHAPES
 from ..k8s.shape import Malformed, check_object
-from ..k8s.utf8 import NotUtf8, utf8_text
+from ..k8s.utf8 import NotUtf8, manifest_text
 from .convert import to_v1
 
 #: the kinds explained (k8s/job_kinds: those whose pod sets explain -f can read)
@@ -102,7 +102,7 @@ def _read_documents(path: str, opened: str, stdin: IO[str]) -> list[Any]:
             text = stdin.read()
         else:
             with open(opened, "rb") as f:
-                text = utf8_text(f.read())
+                text = manifest_text(f.read())
     except OSError as e:
         raise UsageError(f"-f {path}: {e.strerror}") from None
     except (NotUtf8, UnicodeDecodeError) as e:

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 from ..errors import SnapshotError
 from ..k8s.envelope import describe, envelope_problem
-from ..k8s.utf8 import NotUtf8, utf8_text
+from ..k8s.utf8 import NotUtf8, manifest_text
 from .jsonstream import values
 from .view import SnapshotView
 
@@ -75,7 +75,7 @@ def _documents(path: str, compact: Any = None) -> Iterator[Any]:
     except OSError as e:
         raise SnapshotError(f"{path}: {e.strerror}") from None
     try:
-        text = utf8_text(data)
+        text = manifest_text(data)
     except NotUtf8 as e:
         raise SnapshotError(f"{path}: {e}") from None
     if path.endswith(".json") or text.lstrip()[:1] in ("{", "["):

@@ -140,6 +140,12 @@ def test_json_objects_one_after_another_are_each_read(tmp_path):
         [f"error: -f {f}:3: malformed JSON: Expecting property name enclosed in double quotes"]
 
 
+def test_utf16_manifest_with_a_byte_order_mark(tmp_path):
+    f = tmp_path / "job.yaml"
+    f.write_bytes((TEMPLATE + "---\n" + job()).encode("utf-16"))  # the BOM first, as PowerShell 5 writes
+    assert explain_json("-f", str(f))["podSets"][0]["charge"] == {"gpu.memory": "39Gi"}
+
+
 def test_malformed_template_in_the_file_is_a_named_finding(tmp_path):
     bad = TEMPLATE.replace("count: 2", "count: [2]")
     doc = explain_json("-f", "-", input=bad + "---\n" + job())

@@ -124,6 +124,26 @@ def test_json_documents_one_after_another_and_arrays(tmp_path):
         load_objects(str(path))
 
 
+def test_utf16_with_a_byte_order_mark_is_read_as_kubectl_reads_it(tmp_path):
+    """`kubectl get -o json > snap.json` in Windows PowerShell 5 writes UTF-16 with a BOM; kubectl's
+    -f reads it (the BOM chooses the encoding), and so does --from. Without the BOM, an error
+    naming the file, as kubectl's."""
+    doc = json.dumps({"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpü"}}]}, indent=4)
+    for encoding in ("utf-16", "utf-16-le", "utf-16-be"):
+        bom = b"" if encoding == "utf-16" else ("\ufeff").encode(encoding)
+        path = tmp_path / f"{encoding}.json"
+        path.write_bytes(bom + doc.encode(encoding))
+        assert [o["metadata"]["name"] for o in load_objects(str(path))] == ["gpü"], encoding
+    path = tmp_path / "no-bom.json"
+    path.write_bytes(doc.encode("utf-16-le"))
+    with pytest.raises(SnapshotError, match=rf"{path}:1: malformed JSON"):  # NUL bytes are UTF-8
+        load_objects(str(path))
+    path.write_bytes(b"\xff\xfe" + doc.encode("utf-16-le")[:9] + b"\x00\xd8")  # a lone surrogate
+    with pytest.raises(SnapshotError, match=rf"{path}: not UTF-16 text, though it begins with a UTF-16 byte-order mark"):
+        load_objects(str(path))
+
+
 def test_empty_directory(tmp_path):
     with pytest.raises(SnapshotError, match="no YAML or JSON files"):
         load_objects(str(tmp_path))
