@@ -5,9 +5,10 @@ Accepted: one YAML or JSON file, or a directory searched recursively for ``*.yam
 prints) or a typed list such as ``PodList``; the ``oc adm must-gather`` tree
 (``cluster-scoped-resources/<group>/<plural>/<name>.yaml``, ``namespaces/<ns>/<group>/<plural>/…``)
 is just such a directory. A JSON file may hold several documents one after another (``kubectl get
--o json >> file``, JSON Lines) or an array of objects. Documents without ``apiVersion``/``kind`` are ignored, so the rest of a
-must-gather (logs, events as text) does no harm; malformed YAML or JSON is an error naming the file
-and line, because a silently skipped file would give a wrong answer.
+-o json >> file``, JSON Lines) or an array of objects; a file beginning with a UTF-16 byte-order
+mark is read as UTF-16 (as kubectl reads ``-f``). Documents without ``apiVersion``/``kind`` are
+ignored, so the rest of a must-gather (logs, events as text) does no harm; malformed YAML or JSON
+is an error naming the file and line, because a silently skipped file would give a wrong answer.
 """
 
 import json
