@@ -11,6 +11,8 @@ ignored, so the rest of a must-gather (logs, events as text) does no harm; malfo
 is an error naming the file and line, because a silently skipped file would give a wrong answer.
 """
 
+from __future__ import annotations
+
 import json
 import os
 from typing import Any
@@ -20,7 +22,10 @@ from ..errors import SnapshotError
 from ..k8s.envelope import describe, envelope_problem
 from ..k8s.utf8 import NotUtf8, manifest_text
 from .jsonstream import values
-from .view import SnapshotView
+from ..k8s.shape import SharedParts
+from .convert import to_v1
+from .kinds import KINDS, Kind
+from .view import ClusterView, Obj
 
 SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -141,3 +146,42 @@ def load_snapshot(path: str, default_namespace: str | None = None, *, opened_at:
 
     compact = SliceCompactor()
     return SnapshotView(load_objects(path, compact, opened_at), path, default_namespace or "default", compact.parts)
+
+
+class SnapshotView(ClusterView):
+    """Objects loaded from files (the layouts above)."""
+
+    def __init__(self, objects: list[Obj], source: str, default_namespace: str = "default",
+                 shared: SharedParts | None = None):
+        super().__init__()
+        self._shared = shared
+        self.source = f"snapshot {source}"
+        self.default_namespace = default_namespace
+        self._by_kind: dict[str, list[Obj]] = {}
+        seen: dict[tuple, int] = {}
+        for obj in objects:
+            obj = to_v1(obj)
+            kind = str(obj.get("kind"))
+            k = KINDS.get(kind)
+            if k is None or obj.get("apiVersion", "").rpartition("/")[0] != k.group:
+                continue
+            meta = obj.get("metadata") or {}
+            bucket = self._by_kind.setdefault(kind, [])
+            ident = (kind, meta.get("namespace") if k.namespaced else None, meta.get("name"))
+            if ident in seen:  # the same object twice (e.g. must-gather): the last one wins
+                bucket[seen[ident]] = obj
+            else:
+                seen[ident] = len(bucket)
+                bucket.append(obj)
+
+    def serves(self, kind: str) -> bool:
+        return kind in self._by_kind
+
+    def _list(self, kind: Kind, namespace: str | None, field_selector: dict[str, str],
+              label_selector: str | None) -> list[Obj]:
+        return [o for o in self._by_kind.get(kind.kind, [])
+                if self._matches(o, namespace, field_selector, label_selector)]
+
+    def _get(self, kind: Kind, name: str, namespace: str | None) -> Obj | None:
+        found = self._list(kind, namespace, {"metadata.name": name}, None)
+        return found[0] if found else None

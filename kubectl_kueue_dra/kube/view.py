@@ -57,6 +57,10 @@ class ClusterView(ABC):
         #: the parts ResourceSlices share (``kube/compact.py``), each checked once
         self._shared: SharedParts | None = None
         self._memo: dict[tuple[Any, ...], Any] = {}
+        #: kinds the command lists cluster-wide anyway (``prefer_cluster_wide``)
+        self._wide: set[str] = set()
+        #: lists the server refused (403), by cache key: asked once per run
+        self._refused: dict[tuple, errors.Forbidden] = {}
 
     # -- the interface ------------------------------------------------------------------------
     def list(self, kind: str, namespace: str | None = None, *,
@@ -72,19 +76,47 @@ class ClusterView(ABC):
             field_selector = {**(field_selector or {}), _USER_FIELDS: fields}
         key = (kind, ns, tuple(sorted((field_selector or {}).items())), label_selector)
         if key not in self._cache:
+            refused = self._refused.get(key)
+            if refused is not None:
+                raise refused
             # A cluster-wide list already fetched answers narrower questions without a request.
-            broad = None if on_server and self.live else self._cache.get((kind, None, (), None))
+            broad = None if on_server and self.live else self._wide_list(kind, key)
             if broad is not None:
                 self._cache[key] = [o for o in broad if self._matches(o, ns, field_selector, label_selector)]
             else:
-                self._cache[key] = [self._checked_object(kind, o)
-                                    for o in self._list(k, ns, field_selector or {}, label_selector)]
+                try:
+                    listed = self._list(k, ns, field_selector or {}, label_selector)
+                except errors.Forbidden as e:
+                    self._refused[key] = e
+                    raise
+                self._cache[key] = [self._checked_object(kind, o) for o in listed]
         return self._cache[key]
+
+    def prefer_cluster_wide(self, *kinds: str) -> None:
+        """The command lists these kinds cluster-wide anyway (``explain``'s queue model): a
+        narrower read of one (a namespace's list, a get by name) asks for the cluster-wide list
+        first and is answered from it, one request instead of two. Where that list is forbidden,
+        the narrower read goes to the server as it would have."""
+        if self.live:
+            self._wide.update(kinds)
+
+    def _wide_list(self, kind: str, key: tuple) -> Objs | None:
+        """The cluster-wide list of ``kind`` when it is read or should be read first (None when it
+        is not, or is forbidden)."""
+        wide = (kind, None, (), None)
+        broad = self._cache.get(wide)
+        if broad is None and kind in self._wide and key != wide and wide not in self._refused:
+            try:
+                broad = self.list(kind)
+            except errors.Forbidden:
+                return None
+        return broad
 
     def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
         """The named object, or None when it does not exist (or its kind is not served)."""
         k = KINDS[kind]
         ns = namespace if k.namespaced else None
+        self._wide_list(kind, (kind, ns, name))
         for key in ((kind, ns, (), None), (kind, None, (), None)):
             cached = self._cache.get(key)
             if cached is not None:  # an unfiltered list is authoritative, also for absence
@@ -346,42 +378,3 @@ def _target(verb: str, resource: str, namespace: str | None = None, name: str | 
     from .client import Target
 
     return Target(verb, resource, namespace, name)
-
-
-class SnapshotView(ClusterView):
-    """Objects loaded from files; see ``kube/snapshot.py`` for the accepted layouts."""
-
-    def __init__(self, objects: list[Obj], source: str, default_namespace: str = "default",
-                 shared: SharedParts | None = None):
-        super().__init__()
-        self._shared = shared
-        self.source = f"snapshot {source}"
-        self.default_namespace = default_namespace
-        self._by_kind: dict[str, list[Obj]] = {}
-        seen: dict[tuple, int] = {}
-        for obj in objects:
-            obj = to_v1(obj)
-            kind = str(obj.get("kind"))
-            k = KINDS.get(kind)
-            if k is None or obj.get("apiVersion", "").rpartition("/")[0] != k.group:
-                continue
-            meta = obj.get("metadata") or {}
-            bucket = self._by_kind.setdefault(kind, [])
-            ident = (kind, meta.get("namespace") if k.namespaced else None, meta.get("name"))
-            if ident in seen:  # the same object twice (e.g. must-gather): the last one wins
-                bucket[seen[ident]] = obj
-            else:
-                seen[ident] = len(bucket)
-                bucket.append(obj)
-
-    def serves(self, kind: str) -> bool:
-        return kind in self._by_kind
-
-    def _list(self, kind: Kind, namespace: str | None, field_selector: dict[str, str],
-              label_selector: str | None) -> list[Obj]:
-        return [o for o in self._by_kind.get(kind.kind, [])
-                if self._matches(o, namespace, field_selector, label_selector)]
-
-    def _get(self, kind: Kind, name: str, namespace: str | None) -> Obj | None:
-        found = self._list(kind, namespace, {"metadata.name": name}, None)
-        return found[0] if found else None

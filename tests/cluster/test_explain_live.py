@@ -471,3 +471,45 @@ def test_units_and_oc_on_the_real_api_server(cluster_gates_on, loaded):
     assert proc.returncode == 1 and (f"(kubectl label -n {ns} job/eval kueue.x-k8s.io/queue-name=<local-queue> "
                                      f"(<local-queue>: namespace {ns} has no LocalQueue; create one first))") \
         in proc.stderr
+
+
+def test_the_queue_lists_serve_the_narrower_reads(cluster_gates_on, loaded, tmp_path):
+    """The queue model lists Workloads, LocalQueues and ClusterQueues cluster-wide for every
+    explained workload; the workload's namespace, LocalQueue and ClusterQueue are then answered from
+    those lists, not asked for again. A user who may read one namespace only is refused each
+    cluster-wide list once and gets the narrower reads: the charge it can know (not the GPUs: the
+    DeviceClasses and slices are cluster-wide), the rest unknown."""
+    loaded("mig-partitionable")
+    c = cluster_gates_on
+
+    def stats_run(*args, as_user=None):
+        stats = tmp_path / f"{len(list(tmp_path.iterdir()))}.json"
+        proc = run_plugin(c, "explain", "job/pretrain", "-n", "ml-research", "-o", "json", *args,
+                          *(["--as", as_user] if as_user else []), env={"KUEUE_DRA_STATS": str(stats)})
+        assert proc.returncode == 0, proc.stderr
+        calls = [(x["path"].split("?")[0], x["status"]) for x in json.loads(stats.read_text())["calls"]]
+        assert len(calls) == len(set(calls)), sorted(calls)  # nothing asked twice, refusals included
+        return json.loads(proc.stdout), calls
+
+    doc, calls = stats_run()
+    paths = {p for p, _ in calls}
+    assert {"/apis/kueue.x-k8s.io/v1beta2/workloads", "/apis/kueue.x-k8s.io/v1beta2/localqueues",
+            "/apis/kueue.x-k8s.io/v1beta2/clusterqueues"} <= paths
+    assert not [p for p in paths if "/workloads" in p and "/namespaces/" in p or "/localqueues/" in p
+                or "/clusterqueues/" in p], sorted(paths)
+
+    c.apply([{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+              "metadata": {"name": "one-namespace", "namespace": "ml-research"},
+              "rules": [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["get", "list"]}]},
+             {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+              "metadata": {"name": "one-namespace", "namespace": "ml-research"},
+              "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "one-namespace"},
+              "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "ns-only"}]}])
+    narrow, calls = stats_run(as_user="ns-only")
+    status = dict(calls)
+    assert status["/apis/kueue.x-k8s.io/v1beta2/workloads"] == 403
+    assert status["/apis/kueue.x-k8s.io/v1beta2/namespaces/ml-research/workloads"] == 200
+    assert status["/apis/kueue.x-k8s.io/v1beta2/namespaces/ml-research/localqueues/research"] == 200
+    known, charged = narrow["podSets"][0]["charge"], doc["podSets"][0]["charge"]
+    assert narrow["partial"] is True and known == {k: v for k, v in charged.items() if k != "gpu.memory"}
+    assert list(narrow["podSets"][0]["unknown"]) == ["DRA devices"]  # which resource is unknown too

@@ -113,7 +113,7 @@ def test_reading_parts_and_counters_of_one_device():
 
 def test_unreadable_slices_are_unknown_not_zero():
     from kubectl_kueue_dra.kube import errors
-    from kubectl_kueue_dra.kube.view import SnapshotView
+    from kubectl_kueue_dra.kube.snapshot import SnapshotView
     from kubectl_kueue_dra.commands.classes.request import ClassesRequest, classes_document
 
     class ForbiddenSlices(SnapshotView):

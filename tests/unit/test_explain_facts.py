@@ -8,7 +8,7 @@ from kubectl_kueue_dra.commands.explain.context import Settings
 from kubectl_kueue_dra.commands.explain.facts import gather
 from kubectl_kueue_dra.commands.explain.subject import Subject
 from kubectl_kueue_dra.kube import errors
-from kubectl_kueue_dra.kube.view import SnapshotView
+from kubectl_kueue_dra.kube.snapshot import SnapshotView
 from kubectl_kueue_dra.kueue.workloads.podsets import podsets_from_workload
 
 

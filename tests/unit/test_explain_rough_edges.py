@@ -156,7 +156,7 @@ def test_all_namespaces_without_a_cluster_wide_job_list_falls_back_to_the_worklo
     from kubectl_kueue_dra.kube.errors import Forbidden
     from kubectl_kueue_dra.kube.refs import parse_ref
     from kubectl_kueue_dra.kube.snapshot import load_objects
-    from kubectl_kueue_dra.kube.view import SnapshotView
+    from kubectl_kueue_dra.kube.snapshot import SnapshotView
 
     class NoClusterWideJobs(SnapshotView):
         def _list(self, kind, namespace, field_selector, label_selector):

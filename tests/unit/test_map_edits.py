@@ -12,7 +12,7 @@ from kubectl_kueue_dra.kueue.config.load import KueueConfig
 from kubectl_kueue_dra.kueue.config.mapping_edits import (EditError, current_mappings, remove_mapping,
                                                    set_mapping, with_object_mappings)
 from kubectl_kueue_dra.kueue.config.mappings import OPERATOR, UPSTREAM, Source
-from kubectl_kueue_dra.kube.view import SnapshotView
+from kubectl_kueue_dra.kube.snapshot import SnapshotView
 from kubectl_kueue_dra.kueue.install.model import installation_of
 from kubectl_kueue_dra.kueue.install.target import custom_gate_enabled, operator_managed_reason, target_facts
 from kubectl_kueue_dra.kube.writes import read_modify_write, restart_patch, rollout_complete

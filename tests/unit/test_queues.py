@@ -20,7 +20,7 @@ from kubectl_kueue_dra.commands.queues.request import QueuesRequest, queues_docu
 from kubectl_kueue_dra.kube import errors
 from kubectl_kueue_dra.kube.refs import parse_ref
 from kubectl_kueue_dra.kube.snapshot import load_objects
-from kubectl_kueue_dra.kube.view import SnapshotView
+from kubectl_kueue_dra.kube.snapshot import SnapshotView
 from kubectl_kueue_dra.kueue.queues.holdings import by_cluster_queue
 from kubectl_kueue_dra.render.output import Style
 from kubectl_kueue_dra.render.queues import bar

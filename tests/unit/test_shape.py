@@ -5,7 +5,7 @@ from pathlib import Path
 
 from kubectl_kueue_dra.k8s.object_shapes import SHAPES
 from kubectl_kueue_dra.k8s.shape import check_object
-from kubectl_kueue_dra.kube.view import SnapshotView
+from kubectl_kueue_dra.kube.snapshot import SnapshotView
 
 from testenv.clirun import run
 

@@ -1,7 +1,7 @@
 """Devices outside Kueue's accounting (``kueue/charge/unaccounted``): claims held by pods no admitted
 Workload accounts for, or in classes Kueue does not map, counted per driver and named."""
 
-from kubectl_kueue_dra.kube.view import SnapshotView
+from kubectl_kueue_dra.kube.snapshot import SnapshotView
 from kubectl_kueue_dra.kueue.charge.unaccounted import read_uncharged, uncharged_devices, uncharged_findings
 from kubectl_kueue_dra.kueue.config.mappings import Mapping
 

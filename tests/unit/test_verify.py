@@ -11,7 +11,7 @@ import yaml
 from kubectl_kueue_dra.cli import main
 from kubectl_kueue_dra.kube import errors
 from kubectl_kueue_dra.kube.snapshot import load_objects
-from kubectl_kueue_dra.kube.view import SnapshotView
+from kubectl_kueue_dra.kube.snapshot import SnapshotView
 from kubectl_kueue_dra.dra.cel import SelectorEvaluator
 from kubectl_kueue_dra.dra.device_classes import class_selectors
 from kubectl_kueue_dra.commands.verify import facts as facts_module

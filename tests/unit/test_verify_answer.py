@@ -18,7 +18,7 @@ from kubectl_kueue_dra.commands.verify.run import run_checks
 from kubectl_kueue_dra.commands.verify.verdict import verdict
 from kubectl_kueue_dra.kube import errors
 from kubectl_kueue_dra.kube.snapshot import load_objects
-from kubectl_kueue_dra.kube.view import SnapshotView
+from kubectl_kueue_dra.kube.snapshot import SnapshotView
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 MIG = str(EXAMPLES / "mig-partitionable")

@@ -88,11 +88,17 @@ class ExplainRequest:
         return not self.reference and not self.filenames
 
 
+#: what the queue model lists cluster-wide for every explained workload (``queue_world``), and an
+#: explanation otherwise reads narrower first: the workload's namespace, its LocalQueue and ClusterQueue
+QUEUE_KINDS = ("Workload", "LocalQueue", "ClusterQueue")
+
+
 def list_document(view: ClusterView, req: ExplainRequest) -> dict[str, Any]:
     """``explain`` with no TYPE/NAME: every Workload in scope, each document as ``explain`` gives it."""
     from .context import Settings
     from .workload_list import Scope, explain_all
 
+    view.prefer_cluster_wide(*QUEUE_KINDS)
     scope = Scope(None if req.all_namespaces else (req.namespace or view.default_namespace),
                   req.cluster_queue, req.local_queue, req.selector, req.field_selector)
     items = explain_all(view, scope, Settings(req.kueue_version, req.kueue_namespace, req.now))
@@ -108,6 +114,7 @@ def explain_document(view: ClusterView, req: ExplainRequest) -> dict[str, Any]:
     from .subject import resolve, resolve_in_all_namespaces, subject_from_manifest
 
     ref, manifest = req.ref, req.manifest
+    view.prefer_cluster_wide(*QUEUE_KINDS)
     namespace = req.namespace or view.default_namespace
     settings = Settings(req.kueue_version, req.kueue_namespace, req.now)
     if manifest is None:
