@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 from typing import Any
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from ..errors import SnapshotError
 from ..k8s.envelope import describe, envelope_problem
@@ -26,6 +26,7 @@ from ..k8s.shape import SharedParts
 from .convert import to_v1
 from .kinds import KINDS, Kind
 from .view import ClusterView, Obj
+from .yamlstream import fast_loader, load_documents
 
 SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -45,19 +46,27 @@ def _files(path: str, shown: str) -> list[str]:
     return found
 
 
-def _streamed_json(path: str, compact: Any) -> list[Any] | None:
-    """The JSON documents of a file (one, or a stream of them), parsed item by item, each
-    ResourceSlice compacted as soon as it is read (``kube/jsonstream.py``); None when the file is
-    not that, or not well-formed (the caller then reads it whole, and reports the error)."""
+def _item_handler(compact: Any) -> Callable[[Any], Any]:
+    """What is done to each item of a List as soon as it is read: a ResourceSlice is made small."""
     from .compact import SliceCompactor
     from .convert import to_v1
-    from .jsonstream import load_all
+
+    if not isinstance(compact, SliceCompactor):
+        return lambda item: item
 
     def on_item(item: Any) -> Any:
         if isinstance(item, dict) and item.get("kind") == "ResourceSlice" and isinstance(item.get("apiVersion"), str) \
                 and envelope_problem(item) is None:
             return compact(to_v1(item))
         return item
+    return on_item
+
+
+def _streamed_json(path: str, on_item: Callable[[Any], Any]) -> list[Any] | None:
+    """The JSON documents of a file (one, or a stream of them), parsed item by item, each item
+    through ``on_item`` as soon as it is read (``kube/jsonstream.py``); None when the file is not
+    that, or not well-formed (the caller then reads it whole, and reports the error)."""
+    from .jsonstream import load_all
 
     try:
         with open(path, "rb") as f:
@@ -65,13 +74,14 @@ def _streamed_json(path: str, compact: Any) -> list[Any] | None:
             if not head.startswith((b"{", b"[")):
                 return None
             f.seek(0)
-            return load_all(f, on_item if isinstance(compact, SliceCompactor) else (lambda item: item))
+            return load_all(f, on_item)
     except (OSError, ValueError, RecursionError):
         return None
 
 
 def _documents(path: str, compact: Any = None) -> Iterator[Any]:
-    streamed = _streamed_json(path, compact)
+    on_item = _item_handler(compact)
+    streamed = _streamed_json(path, on_item)
     if streamed is not None:
         yield from streamed
         return
@@ -93,8 +103,13 @@ def _documents(path: str, compact: Any = None) -> Iterator[Any]:
                 raise SnapshotError(f"{path}:{e.lineno}: malformed JSON: {e.msg}") from None
     import yaml  # only for YAML: a JSON List (the big snapshots) never loads it
 
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    cut = load_documents(text, fast_loader(), on_item)
+    if cut is not None:  # documents apart, a List item by item (kube/yamlstream.py)
+        yield from cut
+        return
     try:
-        yield from yaml.load_all(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        yield from yaml.load_all(text, Loader=loader)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
         where = f":{mark.line + 1}" if mark else ""

@@ -495,7 +495,7 @@ def test_the_queue_lists_serve_the_narrower_reads(cluster_gates_on, loaded, tmp_
     paths = {p for p, _ in calls}
     assert {"/apis/kueue.x-k8s.io/v1beta2/workloads", "/apis/kueue.x-k8s.io/v1beta2/localqueues",
             "/apis/kueue.x-k8s.io/v1beta2/clusterqueues"} <= paths
-    assert not [p for p in paths if "/workloads" in p and "/namespaces/" in p or "/localqueues/" in p
+    assert not [p for p in paths if ("/workloads" in p and "/namespaces/" in p) or "/localqueues/" in p
                 or "/clusterqueues/" in p], sorted(paths)
 
     c.apply([{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
