@@ -27,5 +27,6 @@ from testenv.scale.objects import (  # noqa: F401
 )
 from testenv.scale.loading import Loader, LoadError, _api_path, _for_create, lambda_each, load  # noqa: F401
 from testenv.scale.snapshot import (  # noqa: F401
-    SNAPSHOT_KINDS, _list_path, iter_objects, kubectl_style, write_kubectl_list, write_list, write_snapshot,
+    SNAPSHOT_KINDS, STYLES, _list_path, iter_objects, kubectl_style, write_kubectl_list, write_kubectl_yaml, write_list,
+    write_snapshot,
 )

@@ -92,5 +92,30 @@ def write_kubectl_list(objects: Iterable[Obj], path: Path) -> int:
     return n
 
 
+def write_kubectl_yaml(objects: Iterable[Obj], path: Path) -> int:
+    """Write one YAML List as ``kubectl get -o yaml`` prints it (keys sorted, 2-space indentation,
+    the items an unindented block sequence, each item as in ``write_kubectl_list``). Streaming;
+    returns the number of items."""
+    import yaml
+
+    class Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+        def ignore_aliases(self, data: Any) -> bool:
+            return True  # kubectl writes every value out: no anchors for the objects generated shared
+
+    n = 0
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("apiVersion: v1\nitems:\n")
+        for obj in objects:
+            f.write(yaml.dump([kubectl_style(obj, n)], Dumper=Dumper, default_flow_style=False, width=1 << 16))
+            n += 1
+        f.write('kind: List\nmetadata:\n  resourceVersion: ""\n')
+    return n
+
+
+#: the snapshot layouts the benchmark and make-snapshot write: (writer, file suffix)
+STYLES = {"compact": (write_list, ".json"), "kubectl": (write_kubectl_list, ".json"),
+          "yaml": (write_kubectl_yaml, ".yaml")}
+
+
 def write_snapshot(cluster: Any, path: Path) -> int:
     return write_list(iter_objects(Loader(cluster, 1)), path)
