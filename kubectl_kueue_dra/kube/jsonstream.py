@@ -123,19 +123,21 @@ def load(f: BinaryIO, on_item: Callable[[Any], Any], chunk: int = CHUNK) -> dict
     return doc
 
 
-def load_all(f: BinaryIO, on_item: Callable[[Any], Any], chunk: int = CHUNK) -> list[Any]:
+def load_all(f: BinaryIO, on_item: Callable[[Any, dict[str, Any]], Any], chunk: int = CHUNK) -> list[Any]:
     """The JSON objects and arrays in ``f``, one after another (a stream, as ``kubectl get -o json
     >> file`` or JSON Lines write them), each object's ``items`` and each top-level array's
-    elements through ``on_item``. Raises ValueError when a value is not well-formed, or is
+    elements through ``on_item(element, container)``: the container is the object read so far
+    (its ``kind`` and ``apiVersion`` when they come before ``items``, as the API server writes a
+    typed list), ``{}`` for an array. Raises ValueError when a value is not well-formed, or is
     neither an object nor an array, or there is none."""
     r = _Reader(f, chunk)
     docs: list[Any] = []
     while c := r.peek():
         if c == "{":
-            docs.append(_object(r, on_item))
+            docs.append(_object(r, on_item, True))
         elif c == "[":
             r.pos += 1
-            docs.append(_elements(r, on_item))
+            docs.append(_elements(r, lambda item: on_item(item, {})))
         else:
             raise ValueError("expected an object or an array")
     if not docs:
@@ -143,7 +145,7 @@ def load_all(f: BinaryIO, on_item: Callable[[Any], Any], chunk: int = CHUNK) -> 
     return docs
 
 
-def _object(r: _Reader, on_item: Callable[[Any], Any]) -> dict[str, Any]:
+def _object(r: _Reader, on_item: Callable[..., Any], with_container: bool = False) -> dict[str, Any]:
     r.expect("{")
     doc: dict[str, Any] = {}
     if r.peek() == "}":
@@ -156,7 +158,7 @@ def _object(r: _Reader, on_item: Callable[[Any], Any]) -> dict[str, Any]:
         r.expect(":")
         if key == "items" and r.peek() == "[":
             r.pos += 1
-            doc[key] = _elements(r, on_item)
+            doc[key] = _elements(r, (lambda item: on_item(item, doc)) if with_container else on_item)
         else:
             doc[key] = r.value()
         if r.expect(",}") == "}":

@@ -46,23 +46,35 @@ def _files(path: str, shown: str) -> list[str]:
     return found
 
 
-def _item_handler(compact: Any) -> Callable[[Any], Any]:
-    """What is done to each item of a List as soon as it is read: a ResourceSlice is made small."""
+def _item_handler(compact: Any) -> Callable[[Any, dict[str, Any]], Any]:
+    """What is done to each item of a List as soon as it is read: an item of a typed list (the
+    API server's ``ResourceSliceList``) gets the list's kind, and a ResourceSlice is made small."""
     from .compact import SliceCompactor
     from .convert import to_v1
 
-    if not isinstance(compact, SliceCompactor):
-        return lambda item: item
+    compacting = isinstance(compact, SliceCompactor)
 
-    def on_item(item: Any) -> Any:
-        if isinstance(item, dict) and item.get("kind") == "ResourceSlice" and isinstance(item.get("apiVersion"), str) \
+    def on_item(item: Any, container: dict[str, Any]) -> Any:
+        if not isinstance(item, dict):
+            return item
+        if "kind" not in item:
+            _typed(item, container)
+        if compacting and item.get("kind") == "ResourceSlice" and isinstance(item.get("apiVersion"), str) \
                 and envelope_problem(item) is None:
             return compact(to_v1(item))
         return item
     return on_item
 
 
-def _streamed_json(path: str, on_item: Callable[[Any], Any]) -> list[Any] | None:
+def _typed(item: dict[str, Any], container: Any) -> None:
+    """An item of a typed list (``PodList``) without its own kind: the list's (its apiVersion too)."""
+    kind = container.get("kind") if isinstance(container, dict) else None
+    if isinstance(kind, str) and kind.endswith("List") and kind != "List":
+        item["kind"] = kind[:-4]
+        item.setdefault("apiVersion", container.get("apiVersion"))
+
+
+def _streamed_json(path: str, on_item: Callable[[Any, dict[str, Any]], Any]) -> list[Any] | None:
     """The JSON documents of a file (one, or a stream of them), parsed item by item, each item
     through ``on_item`` as soon as it is read (``kube/jsonstream.py``); None when the file is not
     that, or not well-formed (the caller then reads it whole, and reports the error)."""
@@ -127,11 +139,10 @@ def _objects(doc: Any) -> Iterator[dict[str, Any]]:
     kind = doc.get("kind")
     items = doc.get("items")
     if isinstance(kind, str) and kind.endswith("List") and isinstance(items, list):
-        item_kind = kind[:-4] if kind != "List" else None
         for item in items:
             if isinstance(item, dict):
-                if item_kind and "kind" not in item:
-                    item = dict(item, kind=item_kind, apiVersion=item.get("apiVersion", doc.get("apiVersion")))
+                if "kind" not in item:  # not read item by item (the whole text parsed at once)
+                    _typed(item, doc)
                 yield from _objects(item)
         return
     if isinstance(kind, str) and isinstance(doc.get("apiVersion"), str):

@@ -95,10 +95,12 @@ def _items(doc: list[str]) -> tuple[list[str], list[list[str]]] | None:
     return (rest, entries) if entries else None
 
 
-def load_documents(text: str, load: Callable[[str], Any], on_item: Callable[[Any], Any]) -> list[Any] | None:
+def load_documents(text: str, load: Callable[[str], Any],
+                   on_item: Callable[[Any, dict[str, Any]], Any]) -> list[Any] | None:
     """The documents of a YAML text (``load`` parses one document's text), each ``List``-like
-    document's items through ``on_item``; None when the text is not in the layout the cuts
-    assume or a piece does not parse alone (the caller parses the whole text instead)."""
+    document's items through ``on_item(item, the document without its items)``; None when the
+    text is not in the layout the cuts assume or a piece does not parse alone (the caller parses
+    the whole text instead)."""
     try:
         lines = _LINES.findall(text)  # at "\n" only: str.splitlines also cuts at characters YAML keeps
         docs: list[Any] = []
@@ -113,7 +115,7 @@ def load_documents(text: str, load: Callable[[str], Any], on_item: Callable[[Any
             head = load("".join(rest))
             if not isinstance(head, dict) or head.get("items") != []:
                 raise _Unsafe()
-            head["items"] = [on_item(load("".join(entry))) for entry in entries]
+            head["items"] = [on_item(load("".join(entry)), head) for entry in entries]
             docs.append(head)
         return docs
     except _Unsafe:

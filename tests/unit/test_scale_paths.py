@@ -396,7 +396,7 @@ def test_streaming_reader_reads_a_stream_of_documents(chunk, sep):
     docs = [{"kind": "List", "items": API_ITEMS[:3]}, [{"a": 1}, 2], {"items": []}, [], DOCS[-1]]
     text = sep + sep.join(json.dumps(d, indent=None if i % 2 else 2) for i, d in enumerate(docs)) + sep
     seen = []
-    assert jsonstream.load_all(io.BytesIO(text.encode()), lambda x: seen.append(x) or x, chunk) == \
+    assert jsonstream.load_all(io.BytesIO(text.encode()), lambda x, _: seen.append(x) or x, chunk) == \
         jsonstream.values(text) == docs
     assert seen == API_ITEMS[:3] + [{"a": 1}, 2] + [x for d in docs[4:] if isinstance(d, dict)
                                                     for x in d.get("items", [])]
@@ -405,7 +405,7 @@ def test_streaming_reader_reads_a_stream_of_documents(chunk, sep):
 @pytest.mark.parametrize("text", ['{"a": 1} x', '{"a": 1} 1', '', ' \n', '{"a": 1} {', '[1] [2', '"s"'])
 def test_a_stream_of_documents_rejects_a_bad_one(text):
     with pytest.raises(ValueError):
-        jsonstream.load_all(io.BytesIO(text.encode()), lambda x: x, 2)
+        jsonstream.load_all(io.BytesIO(text.encode()), lambda x, _: x, 2)
     if text not in ('{"a": 1} 1', '"s"'):  # a stream of values, but not of objects and arrays
         with pytest.raises(json.JSONDecodeError):
             jsonstream.values(text)
@@ -424,6 +424,23 @@ def test_snapshot_json_list_is_streamed_and_compacted(tmp_path):
 
     with pytest.raises(SnapshotError, match=r"bad.json:3: malformed JSON: Expecting value"):
         load_objects(str(bad))
+
+
+@pytest.mark.parametrize("style", ["json", "yaml"])
+def test_a_typed_list_is_compacted_as_read(tmp_path, style):
+    """What `kubectl get --raw /apis/resource.k8s.io/v1/resourceslices` (or curl) saves: a
+    ResourceSliceList whose items carry no kind. They get the list's kind as they are read and are
+    compacted like a List's slices (the same objects, parts shared)."""
+    import yaml
+
+    items = [dict(s, apiVersion="resource.k8s.io/v1") for s in cluster()]
+    raw = [{k: v for k, v in s.items() if k not in ("kind", "apiVersion")} for s in items]
+    doc = {"kind": "ResourceSliceList", "apiVersion": "resource.k8s.io/v1", "metadata": {}, "items": raw}
+    path = tmp_path / f"slices.{style}"
+    path.write_text(json.dumps(doc, separators=(",", ":")) if style == "json" else yaml.safe_dump(doc))
+    objects = load_objects(str(path))
+    assert objects == [dict(s, kind="ResourceSlice") for s in items]
+    assert objects[0]["spec"]["devices"][2]["capacity"] is objects[1]["spec"]["devices"][2]["capacity"]
 
 
 def test_stats_report(tmp_path):

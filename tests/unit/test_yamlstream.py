@@ -33,7 +33,7 @@ def whole(text):
 
 def cut(text):
     seen = []
-    docs = load_documents(text, fast_loader(), lambda item: seen.append(item) or item)
+    docs = load_documents(text, fast_loader(), lambda item, _: seen.append(item) or item)
     return docs, seen
 
 
