@@ -32,6 +32,12 @@ class _Unsafe(Exception):
     """The text is not in the layout the cuts assume."""
 
 
+def _bare(rest: str) -> bool:
+    """Nothing after a document marker but a comment (``--- # Source: chart/templates/a.yaml``)."""
+    rest = rest.strip()
+    return not rest or rest.startswith("#")
+
+
 def _documents(lines: list[str]) -> Iterator[list[str]]:
     """The lines of each document: cut at ``---`` and where a top-level key repeats."""
     doc: list[str] = []
@@ -42,12 +48,12 @@ def _documents(lines: list[str]) -> Iterator[list[str]]:
             doc.append(line)
             continue
         if line.startswith("---") and line[3:4] in ("", " ", "\n", "\r", "\t"):
-            if line[3:].strip():  # content after the marker on its line
+            if not _bare(line[3:]):  # content after the marker on its line (a tag, a value)
                 raise _Unsafe()
             yield doc
             doc, keys = [], set()
             continue
-        if line.startswith("...") and not line[3:].strip():
+        if line.startswith("...") and _bare(line[3:]):
             yield doc
             doc, keys = [], set()
             continue

@@ -77,6 +77,14 @@ def test_appended_outputs_are_each_read(tmp_path):
         [("DeviceClass", "gpu"), ("ClusterQueue", "cq")]
 
 
+def test_documents_as_helm_writes_them():
+    text = ("---\n# Source: chart/templates/class.yaml\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\n"
+            "metadata:\n  name: gpu\n--- # Source: chart/templates/cq.yaml\napiVersion: kueue.x-k8s.io/v1beta2\n"
+            "kind: ClusterQueue\nmetadata: {name: cq}\n...\n")
+    docs, _ = cut(text)
+    assert docs == [d for d in whole(text) if d] and len(docs) == 2
+
+
 @pytest.mark.parametrize("text", [
     "%YAML 1.1\n---\na: 1\n",                                   # a directive
     "{apiVersion: v1, kind: List, items: [{a: 1}]}\n",          # flow style
