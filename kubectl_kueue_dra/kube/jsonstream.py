@@ -1,5 +1,6 @@
 """Parse a JSON document read in chunks, handing each element of its top-level ``items`` array to
-a callback as soon as it is parsed.
+a callback as soon as it is parsed (``load``; ``load_all``: several documents one after another,
+or a top-level array, as other tools write snapshots).
 
 ``kubectl get -o json`` of a large cluster is one ``List`` object of hundreds of MiB. ``json.load``
 would hold the whole text and then the whole tree of dicts (~9× the file); here the text is read

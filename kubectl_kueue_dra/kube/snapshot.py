@@ -20,10 +20,11 @@ from collections.abc import Callable, Iterator
 
 from ..errors import SnapshotError
 from ..k8s.envelope import describe, envelope_problem
-from ..k8s.utf8 import NotUtf8, manifest_text
-from .jsonstream import values
 from ..k8s.shape import SharedParts
+from ..k8s.utf8 import NotUtf8, manifest_text
+from .compact import SliceCompactor
 from .convert import to_v1
+from .jsonstream import load_all, values
 from .kinds import KINDS, Kind
 from .view import ClusterView, Obj
 from .yamlstream import fast_loader, load_documents
@@ -49,9 +50,6 @@ def _files(path: str, shown: str) -> list[str]:
 def _item_handler(compact: Any) -> Callable[[Any, dict[str, Any]], Any]:
     """What is done to each item of a List as soon as it is read: an item of a typed list (the
     API server's ``ResourceSliceList``) gets the list's kind, and a ResourceSlice is made small."""
-    from .compact import SliceCompactor
-    from .convert import to_v1
-
     compacting = isinstance(compact, SliceCompactor)
 
     def on_item(item: Any, container: dict[str, Any]) -> Any:
@@ -78,8 +76,6 @@ def _streamed_json(path: str, on_item: Callable[[Any, dict[str, Any]], Any]) -> 
     """The JSON documents of a file (one, or a stream of them), parsed item by item, each item
     through ``on_item`` as soon as it is read (``kube/jsonstream.py``); None when the file is not
     that, or not well-formed (the caller then reads it whole, and reports the error)."""
-    from .jsonstream import load_all
-
     try:
         with open(path, "rb") as f:
             head = f.read(4096).lstrip()
@@ -152,9 +148,7 @@ def _objects(doc: Any) -> Iterator[dict[str, Any]]:
 def load_objects(path: str, compact: Any = None, opened_at: str | None = None) -> list[dict[str, Any]]:
     """The objects of the files at ``path`` (read at ``opened_at`` when the path is relative to
     another directory than the process's)."""
-    from .compact import SliceCompactor
-
-    compact = compact or SliceCompactor()  # ResourceSlices of big JSON Lists are made small while reading
+    compact = compact or SliceCompactor()  # ResourceSlices of big Lists are made small while reading
     objects: list[dict[str, Any]] = []
     for file in _files(opened_at or path, path):
         for doc in _documents(file, compact):
@@ -168,8 +162,6 @@ def load_objects(path: str, compact: Any = None, opened_at: str | None = None) -
 
 
 def load_snapshot(path: str, default_namespace: str | None = None, *, opened_at: str | None = None) -> SnapshotView:
-    from .compact import SliceCompactor
-
     compact = SliceCompactor()
     return SnapshotView(load_objects(path, compact, opened_at), path, default_namespace or "default", compact.parts)
 
