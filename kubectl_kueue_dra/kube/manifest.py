@@ -114,11 +114,15 @@ def _read_documents(path: str, opened: str, stdin: IO[str]) -> list[Any]:
             if path.endswith(".json"):
                 raise UsageError(f"-f {path}:{e.lineno}: malformed JSON: {e.msg}") from None
     try:
-        return _documents(list(yaml.safe_load_all(text)))
+        docs = _documents(list(yaml.safe_load_all(text)))
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f":{mark.line + 1}" if mark else ""
         raise UsageError(f"-f {path}{where}: malformed YAML: {getattr(e, 'problem', None) or e}") from None
+    if any(isinstance(d, list) for d in docs):
+        raise UsageError(f"-f {path}: an array of objects, which kubectl does not apply",
+                         "make it a List (apiVersion: v1, kind: List, items: [...]) or one document per object")
+    return docs
 
 
 def read_manifest(paths: str | list[str], stdin: IO[str], recursive: bool = False,

@@ -140,6 +140,17 @@ def test_json_objects_one_after_another_are_each_read(tmp_path):
         [f"error: -f {f}:3: malformed JSON: Expecting property name enclosed in double quotes"]
 
 
+def test_an_array_of_objects_is_refused_as_kubectl_refuses_it(tmp_path):
+    import yaml
+
+    f = tmp_path / "jobs.json"
+    f.write_text(json.dumps([yaml.safe_load(TEMPLATE), yaml.safe_load(job())]))
+    proc = run("explain", "-f", str(f), "--from", MIG)
+    assert proc.returncode == 2 and proc.stderr.splitlines() == [
+        f"error: -f {f}: an array of objects, which kubectl does not apply; make it a List (apiVersion: v1, "
+        "kind: List, items: [...]) or one document per object"]
+
+
 def test_utf16_manifest_with_a_byte_order_mark(tmp_path):
     f = tmp_path / "job.yaml"
     f.write_bytes((TEMPLATE + "---\n" + job()).encode("utf-16"))  # the BOM first, as PowerShell 5 writes
