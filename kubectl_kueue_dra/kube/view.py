@@ -80,7 +80,8 @@ class ClusterView(ABC):
             if refused is not None:
                 raise refused
             # A cluster-wide list already fetched answers narrower questions without a request.
-            broad = None if on_server and self.live else self._wide_list(kind, key)
+            narrower = key != (kind, None, (), None)
+            broad = self._wide_list(kind) if narrower and not (on_server and self.live) else None
             if broad is not None:
                 self._cache[key] = [o for o in broad if self._matches(o, ns, field_selector, label_selector)]
             else:
@@ -100,12 +101,12 @@ class ClusterView(ABC):
         if self.live:
             self._wide.update(kinds)
 
-    def _wide_list(self, kind: str, key: tuple) -> Objs | None:
-        """The cluster-wide list of ``kind`` when it is read or should be read first (None when it
-        is not, or is forbidden)."""
+    def _wide_list(self, kind: str) -> Objs | None:
+        """For a narrower read: the cluster-wide list of ``kind`` when it is read or should be read
+        first (None when it is not, or is forbidden)."""
         wide = (kind, None, (), None)
         broad = self._cache.get(wide)
-        if broad is None and kind in self._wide and key != wide and wide not in self._refused:
+        if broad is None and kind in self._wide and wide not in self._refused:
             try:
                 broad = self.list(kind)
             except errors.Forbidden:
@@ -116,7 +117,7 @@ class ClusterView(ABC):
         """The named object, or None when it does not exist (or its kind is not served)."""
         k = KINDS[kind]
         ns = namespace if k.namespaced else None
-        self._wide_list(kind, (kind, ns, name))
+        self._wide_list(kind)
         for key in ((kind, ns, (), None), (kind, None, (), None)):
             cached = self._cache.get(key)
             if cached is not None:  # an unfiltered list is authoritative, also for absence
