@@ -76,9 +76,9 @@ def scenarios() -> list[QueueScenario]:
     ]
 
 
-#: Kueue's configuration of the PodsReady world: a workload whose pods are not all ready 5 s after
+#: Kueue's configuration of the PodsReady world: a workload whose pods are not all ready 20 s after
 #: admission is evicted (no pod ever runs here: there is no kubelet), then waits 600 s to be requeued
-PODS_READY = {"waitForPodsReady": {"timeout": "5s", "blockAdmission": False,
+PODS_READY = {"waitForPodsReady": {"timeout": "20s", "blockAdmission": False,
                                    "requeuingStrategy": {"backoffBaseSeconds": 600}}}
 
 
@@ -86,9 +86,9 @@ def pods_ready_scenarios() -> list[QueueScenario]:
     """The scenarios of the PodsReady world (its own Kueue configuration: every admitted workload
     there times out)."""
     return [QueueScenario(
-        "podsready-timeout", "waitForPodsReady timeout 5s: the admitted job's pods never get ready; evicted, "
+        "podsready-timeout", "waitForPodsReady timeout 20s: the admitted job's pods never get ready; evicted, "
         "requeued after a 600 s backoff", "lifecycle", _cq(), ["job/train"], [[job("train")]],
         {"job/train": admitted(cpu="f")}, setup=[flavor("f")],
-        steps=[Step("wait for the PodsReady timeout", [Await("job/train", "evicted", 60, "waitForPodsReady timeout 5s")], {
+        steps=[Step("wait for the PodsReady timeout", [Await("job/train", "evicted", 90, "waitForPodsReady timeout 20s")], {
             "job/train": Expect("evicted", message="Exceeded the PodsReady timeout", requeue_at=True,
                                 conds={"Evicted": "True/PodsReadyTimeout", "Requeued": "False/PodsReadyTimeout"})})])]
