@@ -8,6 +8,7 @@ import os
 import subprocess
 import threading
 from pathlib import Path
+from typing import IO
 
 from kubectl_kueue_dra.cli import Environment, main
 from kubectl_kueue_dra.environment import SYSTEM_CLOCK, Clock
@@ -18,7 +19,8 @@ ROOT = Path(__file__).resolve().parents[1]  # the repository root
 _ONE_AT_A_TIME = threading.Lock()
 
 
-def run(*args: str, env: dict[str, str] | None = None, input: str | None = None, clock: Clock = SYSTEM_CLOCK,
+def run(*args: str, env: dict[str, str] | None = None, input: str | bytes | None = None,
+        clock: Clock = SYSTEM_CLOCK,
         **_: object) -> subprocess.CompletedProcess[str]:
     """Like ``subprocess.run([kubectl-kueue_dra, *args])`` from the repository root, without NO_COLOR
     unset or a KUBECONFIG leaking in from the test's own environment."""
@@ -28,12 +30,15 @@ def run(*args: str, env: dict[str, str] | None = None, input: str | None = None,
     return run_with(args, full_env, input=input, clock=clock)
 
 
-def run_with(args: tuple[str, ...] | list[str], env: dict[str, str], *, input: str | None = None,
+def run_with(args: tuple[str, ...] | list[str], env: dict[str, str], *, input: str | bytes | None = None,
              clock: Clock = SYSTEM_CLOCK) -> subprocess.CompletedProcess[str]:
     """One in-process run with exactly ``env`` as its environment variables, relative paths read
-    from the repository root, and ``clock`` as its time."""
+    from the repository root, and ``clock`` as its time; ``input`` as bytes is a stdin with a binary
+    buffer underneath (a real one), as text one without."""
     out, err = _stream(), _stream()
-    environment = Environment(stdin=io.StringIO(input or ""), stdout=out, stderr=err, vars=env, cwd=str(ROOT),
+    stdin: IO[str] = io.StringIO(input or "") if not isinstance(input, bytes) else \
+        io.TextIOWrapper(io.BytesIO(input), encoding="utf-8")
+    environment = Environment(stdin=stdin, stdout=out, stderr=err, vars=env, cwd=str(ROOT),
                               clock=clock)
     with _ONE_AT_A_TIME:
         code = main([str(a) for a in args], environment)

@@ -98,8 +98,9 @@ def _read_documents(path: str, opened: str, stdin: IO[str]) -> list[Any]:
     from .jsonstream import values
 
     try:
-        if path == "-":
-            text = stdin.read()
+        if path == "-":  # its bytes where it has them, decoded as a file's (a UTF-16 byte-order mark)
+            raw = getattr(stdin, "buffer", None)
+            text = stdin.read() if raw is None else manifest_text(raw.read())
         else:
             with open(opened, "rb") as f:
                 text = manifest_text(f.read())

@@ -231,7 +231,10 @@ def test_workload_list_reads_each_list_once(cluster_gates_on, loaded):
     loaded("mig-partitionable")
     listed = perf.plugin(cluster_gates_on.kubeconfig, ["explain", "-A", "-o", "json"], capture=True)
     assert listed.exit_code == 0, listed.stderr
-    gets = [c for c in listed.stats["calls"] if c["method"] == "GET" and "continue=" not in c["path"]]
+    # a 429 the plugin waited out and asked again is one read (right after the CRDs are installed,
+    # the API server's priority and fairness can throttle the first list of a new kind)
+    gets = [c for c in listed.stats["calls"]
+            if c["method"] == "GET" and "continue=" not in c["path"] and c["status"] != 429]
     assert len(gets) == len({c["path"] for c in gets}), sorted(c["path"] for c in gets)
     items = json.loads(listed.stdout)["items"]  # whichever setup the cluster holds now
     assert items and all(d["summary"]["draCharge"] for d in items)

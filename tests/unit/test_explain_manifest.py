@@ -157,6 +157,16 @@ def test_utf16_manifest_with_a_byte_order_mark(tmp_path):
     assert explain_json("-f", str(f))["podSets"][0]["charge"] == {"gpu.memory": "39Gi"}
 
 
+def test_stdin_is_decoded_as_a_file_is():
+    """``-f -`` reads stdin's bytes: UTF-16 with its byte-order mark as a file, bad bytes one error line."""
+    text = TEMPLATE + "---\n" + job()
+    assert explain_json("-f", "-", input=text.encode("utf-16"))["podSets"][0]["charge"] == {"gpu.memory": "39Gi"}
+    assert explain_json("-f", "-", input=text.encode())["podSets"][0]["charge"] == {"gpu.memory": "39Gi"}
+    proc = run("explain", "-f", "-", "--from", MIG, input=b"kind: Job\nname: \xff\n")
+    assert proc.returncode == 2 and proc.stderr.splitlines() == [
+        "error: -f -: not UTF-8 text (byte 0xff at line 2, column 7)"]
+
+
 def test_malformed_template_in_the_file_is_a_named_finding(tmp_path):
     bad = TEMPLATE.replace("count: 2", "count: [2]")
     doc = explain_json("-f", "-", input=bad + "---\n" + job())
