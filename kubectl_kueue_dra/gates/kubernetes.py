@@ -256,6 +256,14 @@ class KubernetesInputs:
     slices: list[dict[str, Any]] | None = None
     #: gate → a stored object that was written with the gate's field, which the server dropped
     dropped: dict[str, Evidence] = field(default_factory=dict)
+    #: gate → what the stored objects say of it, looked for once (the classes and slices do not
+    #: change while the gates are resolved again after each probe)
+    _stored: dict[str, Evidence | None] = field(default_factory=dict, repr=False, compare=False)
+
+    def stored_evidence(self, gate: str) -> Evidence | None:
+        if gate not in self._stored:
+            self._stored[gate] = objects_evidence(gate, self.device_classes, self.slices)
+        return self._stored[gate]
 
 
 def resolve_kubernetes_gates(inp: KubernetesInputs) -> dict[str, GateState]:
@@ -279,7 +287,7 @@ def resolve_kubernetes_gates(inp: KubernetesInputs) -> dict[str, GateState]:
             evidence.append(metrics_evidence(gate, inp.metrics, inp.metrics_problem))
         if gate in inp.probes:
             evidence.append(inp.probes[gate])
-        found = objects_evidence(gate, inp.device_classes, inp.slices) or inp.dropped.get(gate)
+        found = inp.stored_evidence(gate) or inp.dropped.get(gate)
         if found is not None:
             evidence.append(found)
         if gate in _K8S_SPECS:

@@ -14,7 +14,7 @@ from . import fixes, guidance
 from .facts import Facts
 from .model import CLAIMS, EXTENDED, FAIL, PARTITIONABLE, PASS, SKIP, WARN
 from .registry import Result, check, names, needs, plural
-from ...kueue.queues.supply import count_devices, published_counters
+from ...kueue.queues.supply import count_devices
 
 DRIVER_FIX = ("check the DRA driver: its kubelet plugin must run on the GPU nodes and publish "
               "ResourceSlices (kubectl get resourceslices; kubectl get pods -A | grep -i dra)")
@@ -116,7 +116,7 @@ def counters_published(f: Facts) -> Result:
     good = []
     for m in f.mappings or []:
         for s in m.counter_sources:
-            published = published_counters(f.slices or [], s.driver)
+            published = f.published(s.driver).counters
             if not published:
                 if any((x.get("spec") or {}).get("driver") == s.driver for x in f.slices or []):
                     problems.append((f"mapping {m.name} counts counter {s.name} of {s.driver}, but no device of "

@@ -17,6 +17,7 @@ from ... import gates as g
 from ...dra.cel import CelError, SelectorEvaluator, compile_selector
 from ...dra.device_classes import class_selectors, extended_resource_winners
 from ...dra.devices import Pool, ShapeIndex, group_pools
+from ...dra.published import Published, published
 from ...k8s.shape import Malformed
 from ...kube import errors
 from ..dropped import Dropped, dropped_evidence, dropped_fields, of_kind
@@ -81,6 +82,7 @@ class Facts:
     kueue_operator_served: bool = False  # the OpenShift operator's API (kueues.kueue.openshift.io) is served
     dropped: list[Dropped] = field(default_factory=list)  # gated fields written but not stored
     _supplies: dict[Source, CounterSupply] = field(default_factory=dict, repr=False)
+    _published: dict[str, Published] = field(default_factory=dict, repr=False)
 
     # -- convenience -----------------------------------------------------------------------
     def denied(self, resource: str) -> str | None:
@@ -187,6 +189,12 @@ class Facts:
         if source not in self._supplies:
             self._supplies[source] = counter_supply(self.pools, source, self.evaluator, self.shape_index)
         return self._supplies[source]
+
+    def published(self, driver: str) -> Published:
+        """What ``driver``'s ResourceSlices publish (``dra.published``), read once per run."""
+        if driver not in self._published:
+            self._published[driver] = published(self.slices or [], driver)
+        return self._published[driver]
 
 
 def _read(view: ClusterView, kind: str, unreadable: dict[str, str]) -> list[Obj] | None:

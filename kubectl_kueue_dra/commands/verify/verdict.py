@@ -15,7 +15,6 @@ from __future__ import annotations
 from typing import Any
 
 from ...dra.device_classes import extended_resource_winners
-from ...dra.published import published
 from ...kueue.config.mappings import lookup
 from ...kueue.queues.cluster_queue import queues_covering
 from .facts import Facts
@@ -67,7 +66,7 @@ def _class(f: Facts, dc: dict[str, Any], by_id: dict[str, Check], winners: dict[
         for s in mapping.counter_sources:
             if f.slices is None:
                 return _entry(name, resource, path, None, "the ResourceSlices could not be read")
-            if s.name not in published(f.slices, s.driver).counters:
+            if s.name not in f.published(s.driver).counters:
                 return _entry(name, resource, path, False,
                               f"no device of {s.driver} consumes counter {s.name}")
     skipped = [cid for cid in PATH_GATES[path] if (c := by_id.get(cid)) is not None and c.status == SKIP]

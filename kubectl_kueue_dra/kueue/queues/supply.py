@@ -12,7 +12,6 @@ from typing import Any
 from ...dra.cel import CelError, SelectorEvaluator, compile_selector
 from ...dra.device_classes import class_selectors
 from ...dra.devices import Pool, ShapeIndex
-from ...dra.published import published
 from ...dra.quantity import Quantity, QuantityError, parse_quantity
 from ..config.mappings import Mapping, Source
 from .cluster_queue import QuotaEntry
@@ -126,11 +125,6 @@ def _consumed(device: Obj, counter: str, cache: dict[Any, Quantity | None]) -> I
         q = None if value is None else _parsed(value, cache)
         if q is not None:
             yield str(entry.get("counterSet")), q
-
-
-def published_counters(slices: Sequence[Obj], driver: str) -> dict[str, int]:
-    """Counter name → devices of ``driver`` consuming it (any pool, any generation)."""
-    return published(slices, driver).counters
 
 
 @dataclass
