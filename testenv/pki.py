@@ -29,6 +29,10 @@ class PKI:
     front_proxy_ca_cert: Path
     front_proxy_client_cert: Path
     front_proxy_client_key: Path
+    #: a client certificate of the cluster's CA for user ``cert-admin`` in ``system:masters`` (the
+    #: kubeconfig's users have tokens; this is how kind and kubeadm admins connect)
+    admin_client_cert: Path
+    admin_client_key: Path
 
     @property
     def ca_pem(self) -> bytes:
@@ -92,13 +96,18 @@ def ca(common_name: str):
     return cert, key
 
 
-def leaf(ca_cert: x509.Certificate, ca_key, common_name: str, usage, sans: list | None = None):
-    """A certificate signed by the CA for ``usage`` (an ExtendedKeyUsageOID): (certificate, key)."""
+def leaf(ca_cert: x509.Certificate, ca_key, common_name: str, usage, sans: list | None = None,
+         organization: str | None = None):
+    """A certificate signed by the CA for ``usage`` (an ExtendedKeyUsageOID): (certificate, key).
+    ``organization``: for a client certificate, the group the API server puts the user in."""
     key = ec.generate_private_key(ec.SECP256R1())
     not_before, not_after = _validity()
+    subject = [x509.NameAttribute(NameOID.COMMON_NAME, common_name)]
+    if organization:
+        subject.append(x509.NameAttribute(NameOID.ORGANIZATION_NAME, organization))
     builder = (
         x509.CertificateBuilder()
-        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)]))
+        .subject_name(x509.Name(subject))
         .issuer_name(ca_cert.subject)
         .public_key(key.public_key())
         .serial_number(x509.random_serial_number())
@@ -130,6 +139,8 @@ def generate(directory: Path) -> PKI:
     fp_ca_cert, fp_ca_key = ca("kueue-dra-test-front-proxy-ca")
     fp_cert, fp_key = leaf(fp_ca_cert, fp_ca_key, FRONT_PROXY_CLIENT, ExtendedKeyUsageOID.CLIENT_AUTH)
     sa_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    admin_cert, admin_key = leaf(ca_cert, ca_key, "cert-admin", ExtendedKeyUsageOID.CLIENT_AUTH,
+                                 organization="system:masters")
 
     return PKI(
         ca_cert=_write(directory / "ca.crt", pem(ca_cert)),
@@ -145,4 +156,6 @@ def generate(directory: Path) -> PKI:
         front_proxy_ca_cert=_write(directory / "front-proxy-ca.crt", pem(fp_ca_cert)),
         front_proxy_client_cert=_write(directory / "front-proxy-client.crt", pem(fp_cert)),
         front_proxy_client_key=_write(directory / "front-proxy-client.key", _key_pem(fp_key)),
+        admin_client_cert=_write(directory / "admin-client.crt", pem(admin_cert)),
+        admin_client_key=_write(directory / "admin-client.key", _key_pem(admin_key)),
     )

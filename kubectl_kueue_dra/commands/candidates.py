@@ -47,7 +47,7 @@ def reference_names(kind_text: str, open_view: Callable[[], ClusterView], namesp
     """``kind_text/NAME`` for each object of that kind in the namespace (the view's default
     namespace when None); the kind is checked before the view is opened."""
     from ..kube.kinds import KINDS
-    from ..kube.refs import parse_ref
+    from ..k8s.refs import parse_ref
 
     kind = parse_ref(f"{kind_text}/x").kind
     view = open_view()

@@ -1,5 +1,5 @@
 """The kinds of object Kueue makes Workloads of, and what this plugin does with each: the one table
-``explain TYPE/NAME`` (``kube/refs``), its completion (``commands/candidates``), ``explain -f``
+``explain TYPE/NAME`` (``k8s/refs``), its completion (``commands/candidates``), ``explain -f``
 (``kube/manifest``, ``kueue/workloads/podsets``) and the owner lookups of ``commands/explain``
 derive from.
 

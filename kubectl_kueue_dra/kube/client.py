@@ -17,6 +17,7 @@ from urllib.parse import urlencode
 from . import errors, retry
 from .jsonstream import json_text
 from .kubeconfig import ConnectionOptions, LoadedConfig, load
+from .plain import pool_manager
 
 log = logging.getLogger(__name__)
 
@@ -41,9 +42,6 @@ class RequestStats:
 
 class KubeClient:
     def __init__(self, opts: ConnectionOptions):
-        import urllib3  # noqa: F401  (comes with kubernetes)
-        from kubernetes.client import rest
-
         self.opts = opts
         self.clock = opts.env.clock  # deadlines, backoff and waits: the run's clock
         self.loaded: LoadedConfig = load(opts)
@@ -52,7 +50,7 @@ class KubeClient:
         if not cfg.verify_ssl:
             _quiet_insecure_warning()
         self._cfg = cfg
-        self._pool = rest.RESTClientObject(cfg).pool_manager
+        self._pool = pool_manager(cfg)
         self.server = cfg.host.rstrip("/")
         self.namespace = self.loaded.namespace
         self.stats = RequestStats()

@@ -3,8 +3,10 @@
 kubectl merges every file of ``KUBECONFIG`` (``:``-separated; ``;`` on Windows) with *first wins*
 for clusters, users, contexts and current-context, and resolves relative file paths against the
 file that names them. The ``kubernetes`` package merges with *last wins* for current-context and
-loses the base path when given a dict, so the merge is done here and the package only does what
-it is good at: TLS, exec/OIDC auth plugins, in-cluster config.
+loses the base path when given a dict, so the merge is done here. A plain context (a server, its
+CA, a client certificate or a token) is then read here too (``kube/plain.py``: importing the
+package costs ~150 ms of every live start); the package does the rest: exec/OIDC auth plugins,
+token files, proxies, in-cluster config.
 
 The run's environment (``ConnectionOptions.env``) gives ``KUBECONFIG``, the home ``~`` stands for,
 the directory relative paths are read from, and the in-cluster variables
@@ -23,6 +25,7 @@ import yaml
 from ..environment import Environment
 from ..errors import ConfigError
 from ..k8s.utf8 import NotUtf8, utf8_text
+from .plain import plain_config
 
 IN_CLUSTER_NAMESPACE_FILE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
 _PATH_KEYS = {
@@ -132,30 +135,14 @@ def _in_cluster(env: Environment) -> bool:
 
 
 def load(opts: ConnectionOptions) -> LoadedConfig:
-    """Build a ``kubernetes.client.Configuration`` from the options (imports the package lazily)."""
-    from kubernetes import client as k8s_client
-    from kubernetes import config as k8s_config
-
-    configuration = k8s_client.Configuration()
+    """The client configuration of the options: a ``PlainConfig`` for a plain context
+    (``kube/plain.py``), else a ``kubernetes.client.Configuration`` (imports the package)."""
     paths = kubeconfig_paths(opts.kubeconfig, opts.env)
     merged, used = merge_kubeconfigs(paths, explicit=bool(opts.kubeconfig), env=opts.env)
 
     if not used:
         if _in_cluster(opts.env) and not opts.context:
-            from kubernetes.config.incluster_config import (
-                SERVICE_CERT_FILENAME,
-                SERVICE_TOKEN_FILENAME,
-                InClusterConfigLoader,
-            )
-
-            try:
-                InClusterConfigLoader(token_filename=SERVICE_TOKEN_FILENAME, cert_filename=SERVICE_CERT_FILENAME,
-                                      environ=dict(opts.env.vars)).load_and_set(configuration)
-            except k8s_config.ConfigException as e:
-                raise ConfigError(f"in-cluster configuration: {e}") from None
-            with open(IN_CLUSTER_NAMESPACE_FILE, encoding="utf-8") as f:
-                namespace = opts.namespace or f.read().strip() or "default"
-            return LoadedConfig(configuration, None, namespace, "serviceaccount", configuration.host)
+            return _in_cluster_config(opts)
         raise ConfigError(
             f"no kubeconfig found (looked at {', '.join(paths)})",
             "pass --kubeconfig, set KUBECONFIG, or run inside a cluster",
@@ -174,8 +161,26 @@ def load(opts: ConnectionOptions) -> LoadedConfig:
     if context.get("cluster") not in clusters:
         raise ConfigError(f'context "{context_name}" names cluster "{context.get("cluster")}" '
                           f"which is not in kubeconfig {', '.join(used)}")
+    users = {u["name"]: u["user"] for u in merged["users"]}
+    user = users.get(context.get("user")) if context.get("user") is not None else {}
+    plain = None if user is None else plain_config(clusters[context["cluster"]], user)
+    configuration = plain if plain is not None else _package_config(merged, context_name)
+    if opts.insecure_skip_tls_verify:
+        configuration.verify_ssl = False
+    namespace = opts.namespace or context.get("namespace") or "default"
+    return LoadedConfig(configuration, context_name, namespace, context.get("user"),
+                        configuration.host, used)
+
+
+def _package_config(merged: dict[str, Any], context_name: str) -> Any:
+    """The context loaded by the ``kubernetes`` package: exec and auth-provider credentials, token
+    files, proxies, and the errors of an entry that does not read."""
+    from kubernetes import client as k8s_client
+    from kubernetes import config as k8s_config
+
     from ..frozen import user_dll_directory
 
+    configuration = k8s_client.Configuration()
     try:
         with user_dll_directory():  # exec credential plugins run here (see frozen.py)
             k8s_config.load_kube_config_from_dict(
@@ -184,8 +189,25 @@ def load(opts: ConnectionOptions) -> LoadedConfig:
         raise ConfigError(f'kubeconfig context "{context_name}": {e}') from None
     except (ValueError, OSError) as e:
         raise ConfigError(f'kubeconfig context "{context_name}": {e}') from None
-    if opts.insecure_skip_tls_verify:
-        configuration.verify_ssl = False
-    namespace = opts.namespace or context.get("namespace") or "default"
-    return LoadedConfig(configuration, context_name, namespace, context.get("user"),
-                        configuration.host, used)
+    return configuration
+
+
+def _in_cluster_config(opts: ConnectionOptions) -> LoadedConfig:
+    """The pod's service account, loaded by the ``kubernetes`` package."""
+    from kubernetes import client as k8s_client
+    from kubernetes import config as k8s_config
+    from kubernetes.config.incluster_config import (
+        SERVICE_CERT_FILENAME,
+        SERVICE_TOKEN_FILENAME,
+        InClusterConfigLoader,
+    )
+
+    configuration = k8s_client.Configuration()
+    try:
+        InClusterConfigLoader(token_filename=SERVICE_TOKEN_FILENAME, cert_filename=SERVICE_CERT_FILENAME,
+                              environ=dict(opts.env.vars)).load_and_set(configuration)
+    except k8s_config.ConfigException as e:
+        raise ConfigError(f"in-cluster configuration: {e}") from None
+    with open(IN_CLUSTER_NAMESPACE_FILE, encoding="utf-8") as f:
+        namespace = opts.namespace or f.read().strip() or "default"
+    return LoadedConfig(configuration, None, namespace, "serviceaccount", configuration.host)

@@ -154,7 +154,7 @@ def test_all_namespaces_without_a_cluster_wide_job_list_falls_back_to_the_worklo
     Workload, and the answer is not marked partial for that list."""
     from kubectl_kueue_dra.commands.explain.subject import resolve_in_all_namespaces
     from kubectl_kueue_dra.kube.errors import Forbidden
-    from kubectl_kueue_dra.kube.refs import parse_ref
+    from kubectl_kueue_dra.k8s.refs import parse_ref
     from kubectl_kueue_dra.kube.snapshot import load_objects
     from kubectl_kueue_dra.kube.snapshot import SnapshotView
 

@@ -9,7 +9,7 @@ from kubectl_kueue_dra.errors import UsageError
 from kubectl_kueue_dra.k8s.job_kinds import BY_KIND, JOB_KINDS, MANIFEST_KINDS, READ_KINDS, listed
 from kubectl_kueue_dra.kube.kinds import KINDS
 from kubectl_kueue_dra.kube.manifest import WORKLOAD_KINDS
-from kubectl_kueue_dra.kube.refs import parse_ref
+from kubectl_kueue_dra.k8s.refs import parse_ref
 from kubectl_kueue_dra.kueue.workloads import podsets
 
 

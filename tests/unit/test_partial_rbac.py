@@ -11,7 +11,7 @@ from pathlib import Path
 from kubectl_kueue_dra.kube import errors
 from kubectl_kueue_dra.kube.snapshot import load_objects
 from kubectl_kueue_dra.kube.snapshot import SnapshotView
-from kubectl_kueue_dra.kube.refs import parse_ref
+from kubectl_kueue_dra.k8s.refs import parse_ref
 from kubectl_kueue_dra.commands.explain.context import Settings
 from kubectl_kueue_dra.commands.explain.document import explain
 from kubectl_kueue_dra.commands.explain.subject import resolve

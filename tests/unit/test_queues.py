@@ -18,7 +18,7 @@ from kubectl_kueue_dra.commands.explain.subject import resolve
 from kubectl_kueue_dra.commands.queues.report import percent
 from kubectl_kueue_dra.commands.queues.request import QueuesRequest, queues_document
 from kubectl_kueue_dra.kube import errors
-from kubectl_kueue_dra.kube.refs import parse_ref
+from kubectl_kueue_dra.k8s.refs import parse_ref
 from kubectl_kueue_dra.kube.snapshot import load_objects
 from kubectl_kueue_dra.kube.snapshot import SnapshotView
 from kubectl_kueue_dra.kueue.queues.holdings import by_cluster_queue

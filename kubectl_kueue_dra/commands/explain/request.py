@@ -56,7 +56,7 @@ class ExplainRequest:
         """Check the options and complete the request: parse the reference, read the manifest
         (``-`` the run's stdin, a relative path from its working directory)."""
         from ...kube.manifest import read_manifest
-        from ...kube.refs import parse_ref
+        from ...k8s.refs import parse_ref
 
         from ...k8s.selectors import parse_fields, parse_labels
 

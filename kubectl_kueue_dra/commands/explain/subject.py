@@ -11,7 +11,7 @@ from ...k8s.envelope import owner_references
 from ...k8s.job_kinds import BY_KIND, READ_KINDS
 from ...kube.errors import Forbidden
 from ...kube.manifest import Manifest
-from ...kube.refs import Ref
+from ...k8s.refs import Ref
 from ...kube.view import ClusterView
 from ...kueue.names import OPENSHIFT_MANAGED_LABEL, QUEUE_LABEL
 from ...kueue.workloads.podsets import PodSet, podsets_from_manifest, podsets_from_workload

@@ -10,7 +10,7 @@ The kinds, their groups and short names are ``k8s/job_kinds``'.
 from dataclasses import dataclass
 
 from ..errors import UsageError
-from ..k8s.job_kinds import BY_WORD, JOB_KINDS
+from .job_kinds import BY_WORD, JOB_KINDS
 
 #: the kinds a reference may name, as the hint lists them
 _KNOWN = ", ".join(k.word + (f" ({k.aliases[0]})" if k.aliases else "") for k in JOB_KINDS)
