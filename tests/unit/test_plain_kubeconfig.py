@@ -109,10 +109,11 @@ def test_everything_else_goes_to_the_package(cluster, user):
     assert plain_config(cluster, user) is None
 
 
-def test_a_proxy_in_the_environment_goes_to_the_package(monkeypatch):
-    monkeypatch.setenv("HTTPS_PROXY", "http://proxy:3128")
+@pytest.mark.parametrize("name", ["HTTPS_PROXY", "https_proxy", "ALL_PROXY", "NO_PROXY"])
+def test_a_proxy_in_the_environment_goes_to_the_package(monkeypatch, name):
+    monkeypatch.setenv(name, "http://proxy:3128")
     assert plain_config({"server": "https://h"}, {"token": "t"}) is None
-    monkeypatch.delenv("HTTPS_PROXY")
+    monkeypatch.delenv(name)
     assert plain_config({"server": "https://h"}, {"token": "t"}) is not None
 
 
