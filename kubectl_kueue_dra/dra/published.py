@@ -5,8 +5,10 @@ driver uses at all (``map`` refuses a name no slice publishes, ``verify`` and ``
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from operator import methodcaller
 from typing import Any
 
 COUNTER, CAPACITY = "counter", "capacity"
@@ -26,24 +28,28 @@ def published(slices: Iterable[dict[str, Any]], driver: str) -> Published:
     out = Published()
     # devices of one model share their counter consumptions and capacities (``kube/compact.py``
     # makes equal ones one object): each distinct object's names are read once, with how many
-    # devices hold it; names still count in the order they are first met
-    held: dict[int, list[Any]] = {}  # id of a consumesCounters or capacity value -> [value, kind, devices]
+    # devices hold it (counted by identity, at C speed); names still count in the order they are
+    # first met
+    held: dict[str, Counter[int]] = {COUNTER: Counter(), CAPACITY: Counter()}  # kind -> id -> devices
+    values: dict[int, Any] = {}  # id -> the object (the devices keep it alive)
     for s in slices:
         spec = s.get("spec") or {}
         if spec.get("driver") != driver:
             continue
         out.slices += 1
-        for device in spec.get("devices") or []:
-            for kind, value in ((COUNTER, device.get("consumesCounters")), (CAPACITY, device.get("capacity"))):
-                if value:
-                    entry = held.get(id(value))
-                    if entry is None:
-                        held[id(value)] = [value, kind, 1]
-                    else:
-                        entry[2] += 1
-    for value, kind, devices in held.values():
-        names = {n for e in value for n in (e.get("counters") or {})} if kind == COUNTER else value
+        devices = spec.get("devices") or []
+        for kind, part in _PARTS:
+            found = list(filter(None, map(part, devices)))
+            held[kind].update(map(id, found))
+            values.update(zip(map(id, found), found))
+    for kind, counts in held.items():
         table = out.names(kind)
-        for name in names:
-            table[name] = table.get(name, 0) + devices
+        for key, devices in counts.items():
+            value = values[key]
+            names = {n for e in value for n in (e.get("counters") or {})} if kind == COUNTER else value
+            for name in names:
+                table[name] = table.get(name, 0) + devices
     return out
+
+
+_PARTS = ((COUNTER, methodcaller("get", "consumesCounters")), (CAPACITY, methodcaller("get", "capacity")))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from operator import methodcaller
 from typing import Any
 
 from .model import (DRA, DRA_CONSUMABLE, DRA_EXTENDED, DRA_PARTITIONABLE, K8S_GATES, Evidence,
@@ -143,28 +144,35 @@ def objects_evidence(gate: str, device_classes: list[dict[str, Any]] | None,
         plain: set[int] = set()  # capacities without a requestPolicy (devices of a model share one)
         for s in slices or []:
             spec = s.get("spec") or {}
-            for device in spec.get("devices") or []:
-                if gate == DRA_PARTITIONABLE and device.get("consumesCounters"):
-                    return Evidence("objects", True, f"ResourceSlice {s['metadata']['name']} has "
-                                                     "consumesCounters (kept only while the gate is on)")
-                if gate == DRA_CONSUMABLE and (device.get("allowMultipleAllocations") or _has_request_policy(
-                        device.get("capacity"), plain)):
-                    return Evidence("objects", True, f"ResourceSlice {s['metadata']['name']} has "
-                                                     "consumable-capacity fields (kept only while the gate is on)")
+            devices = spec.get("devices") or []
+            if gate == DRA_PARTITIONABLE and any(map(_CONSUMES, devices)):
+                return Evidence("objects", True, f"ResourceSlice {s['metadata']['name']} has "
+                                                 "consumesCounters (kept only while the gate is on)")
+            if gate == DRA_CONSUMABLE and (any(map(_MULTIPLE, devices)) or _has_request_policy(devices, plain)):
+                return Evidence("objects", True, f"ResourceSlice {s['metadata']['name']} has "
+                                                 "consumable-capacity fields (kept only while the gate is on)")
             if gate == DRA_PARTITIONABLE and spec.get("sharedCounters"):
                 return Evidence("objects", True, f"ResourceSlice {s['metadata']['name']} has "
                                                  "sharedCounters (kept only while the gate is on)")
     return None
 
 
-def _has_request_policy(capacity: Any, plain: set[int]) -> bool:
-    """Whether a capacity of ``capacity`` has a requestPolicy; ``plain`` holds the ids of the
-    capacities already found without one (a shared capacity is looked at once)."""
-    if not capacity or id(capacity) in plain:
-        return False
-    if any(isinstance(c, dict) and c.get("requestPolicy") for c in capacity.values()):
-        return True
-    plain.add(id(capacity))
+_CONSUMES = methodcaller("get", "consumesCounters")
+_MULTIPLE = methodcaller("get", "allowMultipleAllocations")
+_CAPACITY = methodcaller("get", "capacity")
+
+
+def _has_request_policy(devices: list[Any], plain: set[int]) -> bool:
+    """Whether a capacity of a device has a requestPolicy; ``plain`` holds the ids of the
+    capacities already found without one (a shared capacity is looked at once; the devices keep
+    them alive)."""
+    held = list(filter(None, map(_CAPACITY, devices)))
+    for key, capacity in dict(zip(map(id, held), held)).items():
+        if key in plain:
+            continue
+        if any(isinstance(c, dict) and c.get("requestPolicy") for c in capacity.values()):
+            return True
+        plain.add(key)
     return False
 
 

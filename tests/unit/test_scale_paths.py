@@ -332,6 +332,32 @@ def test_published_counts_shared_and_distinct_parts_as_per_device():
     assert published(slices, "other.example.com").slices == 0
 
 
+@pytest.mark.parametrize("selector", [None, MIG, PROFILE])
+def test_counter_supply_reads_each_shared_consumption_once_with_the_same_answer(selector):
+    """A consumesCounters list the compactor shares is read once for all its devices: the supply
+    is the one of the same cluster with nothing shared (each device's own lists)."""
+    from kubectl_kueue_dra.kueue.config.mappings import Source
+    from kubectl_kueue_dra.kueue.queues.supply import counter_supply
+
+    shared, own = cluster(bad_version=False), cluster(bad_version=False)
+    compact = SliceCompactor()
+    for s in shared:
+        compact(s)
+    assert shared[0]["spec"]["devices"][2]["consumesCounters"] is shared[1]["spec"]["devices"][2]["consumesCounters"]
+    for s in (shared, own):
+        s[0]["spec"]["sharedCounters"] = [{"name": "cs", "counters": {"memory": {"value": "80Gi"}}}]
+    source = Source("counter", "memory", NV, selector)
+    got, want = (counter_supply(group_pools(s), source, SelectorEvaluator()) for s in (shared, own))
+    assert (got.total, got.smallest, got.devices, got.errors) == (want.total, want.smallest, want.devices, want.errors)
+    assert got.devices > 0
+    if selector is None:  # and what each device of the complete pools consumes, counted by hand
+        from kubectl_kueue_dra.dra.quantity import parse_quantity
+
+        values = [parse_quantity(e["counters"]["memory"]["value"]) for p in group_pools(own) if p.complete
+                  for d in p.devices() for e in d["consumesCounters"]]
+        assert (got.devices, got.smallest) == (len(values), min(values))
+
+
 def test_consumable_capacity_evidence_looks_at_each_shared_capacity_once():
     from kubectl_kueue_dra.gates.kubernetes import DRA_CONSUMABLE, objects_evidence
 

@@ -118,9 +118,9 @@ def _parsed(value: Any, cache: dict[Any, Quantity | None]) -> Quantity | None:
     return q
 
 
-def _consumed(device: Obj, counter: str, cache: dict[Any, Quantity | None]) -> Iterator[tuple[str, Quantity]]:
-    """(counterSet, value) of every consumesCounters entry that holds ``counter``."""
-    for entry in device.get("consumesCounters") or []:
+def _consumed(held: Any, counter: str, cache: dict[Any, Quantity | None]) -> Iterator[tuple[str, Quantity]]:
+    """(counterSet, value) of every entry of a device's consumesCounters that holds ``counter``."""
+    for entry in held or []:
         value = ((entry.get("counters") or {}).get(counter) or {}).get("value")
         q = None if value is None else _parsed(value, cache)
         if q is not None:
@@ -143,8 +143,14 @@ def counter_supply(pools: Sequence[Pool], source: Source, evaluator: SelectorEva
     values: dict[int, Quantity] = {}  # the distinct parsed values, first seen first
     devices = 0
     cache: dict[Any, Quantity | None] = {}
+    # devices of one model share one consumesCounters list (kube/compact.py): read each list once
+    # (the devices hold them, so an id is not reused while this runs)
+    consumptions: dict[int, list[tuple[str, Quantity]]] = {}
     for pool, device in found.devices:
-        consumed = list(_consumed(device, source.name, cache))
+        held = device.get("consumesCounters")
+        consumed = consumptions.get(id(held))
+        if consumed is None:
+            consumed = consumptions[id(held)] = list(_consumed(held, source.name, cache))
         if consumed:
             devices += 1
         for counter_set, value in consumed:
