@@ -4,8 +4,8 @@ or a top-level array, as other tools write snapshots).
 
 ``kubectl get -o json`` of a large cluster is one ``List`` object of hundreds of MiB. ``json.load``
 would hold the whole text and then the whole tree of dicts (~9× the file); here the text is read
-16 MiB at a time and each item can be made small (``kube/compact.py``) before the next one is
-parsed. The result equals ``json.loads`` of the file (with the callback's items). Anything this
+1 MiB at a time (a value larger than that: as much again as is pending, until it parses) and each
+item can be made small (``kube/compact.py``) before the next one is parsed. The result equals ``json.loads`` of the file (with the callback's items). Anything this
 reader does not handle raises ``ValueError``; callers then fall back to ``json.loads``, which
 also gives the precise error message for a malformed file.
 
@@ -24,7 +24,7 @@ import re
 from typing import Any, BinaryIO
 from collections.abc import Callable
 
-CHUNK = 1 << 24
+CHUNK = 1 << 20
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _NUMBER_TAIL = re.compile(r"[0-9.eE+-]*")
 
@@ -49,11 +49,12 @@ class _Reader:
         self.eof = False
         self.batch_tried = False  # the current text has no run of whole items left to batch
 
-    def more(self) -> bool:
-        """Append the next chunk (dropping what was consumed); False at the end of the file."""
+    def more(self, at_least: int = 0) -> bool:
+        """Append the next chunk, or ``at_least`` bytes when that is more (dropping what was
+        consumed); False at the end of the file."""
         if self.eof:
             return False
-        data = self.f.read(self.chunk)
+        data = self.f.read(max(self.chunk, at_least))
         self.eof = not data
         self.text = self.text[self.pos:] + self.decoder.decode(data, final=self.eof)
         self.pos = 0
@@ -79,8 +80,9 @@ class _Reader:
         while True:
             try:
                 value, end = _DECODER.raw_decode(self.text, self.pos)
-            except ValueError:
-                if self.more():
+            except ValueError:  # cut (or malformed): read as much again as is pending, so that a
+                # value far larger than a chunk is parsed a few times, not once per chunk
+                if self.more(len(self.text) - self.pos):
                     continue
                 raise
             # a number could go on in the next chunk ("1" of "12", "0" of "0.5"); everything else

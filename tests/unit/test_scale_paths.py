@@ -379,6 +379,22 @@ def test_streaming_reader_equals_json_loads(doc, chunk, indent):
     assert jsonstream.load(io.BytesIO(b"  \n" + raw + b"\n "), lambda x: x, chunk) == json.loads(raw)
 
 
+def test_a_value_far_larger_than_a_chunk_is_read_in_a_few_growing_reads():
+    """An item of 2 MiB read 1 KiB at a time: each failed parse of the cut text reads as much again
+    as is pending, so the reads (and parses of the growing text) are ~log2(2 MiB / 1 KiB), not 2,000."""
+    big = {"kind": "ConfigMap", "data": {f"k{i}": "x" * 1000 for i in range(2000)}}
+    raw = json.dumps({"kind": "List", "items": [big, {"kind": "DeviceClass"}]}).encode()
+    reads = []
+
+    class Counting(io.BytesIO):
+        def read(self, n=-1):
+            reads.append(n)
+            return super().read(n)
+
+    assert jsonstream.load(Counting(raw), lambda x: x, chunk=1024) == json.loads(raw)
+    assert len(reads) < 20, len(reads)
+
+
 API_ITEMS = [{"metadata": {"name": f"s{i}"}, "spec": {"devices": [{"name": "a"}, {"name": "b"}]}} for i in range(40)]
 NESTED = [{"metadata": {"name": "x"}, "spec": {"templates": [{"metadata": {"n": 1}}, {"metadata": {"n": 2}}]}}] * 9
 
