@@ -5,9 +5,10 @@ or a top-level array, as other tools write snapshots).
 ``kubectl get -o json`` of a large cluster is one ``List`` object of hundreds of MiB. ``json.load``
 would hold the whole text and then the whole tree of dicts (~9× the file); here the text is read
 1 MiB at a time (a value larger than that: as much again as is pending, until it parses) and each
-item can be made small (``kube/compact.py``) before the next one is parsed. The result equals ``json.loads`` of the file (with the callback's items). Anything this
-reader does not handle raises ``ValueError``; callers then fall back to ``json.loads``, which
-also gives the precise error message for a malformed file.
+item can be made small (``kube/compact.py``) before the next one is parsed. The result equals
+``json.loads`` of the file (with the callback's items). Anything this reader does not handle
+raises ``ValueError``; callers then fall back to ``json.loads``, which also gives the precise error
+message for a malformed file.
 
 Items come in batches where the text allows: the API server writes a list compact, each item
 starting ``{"metadata":``, so the read text up to the last ``},{"metadata":`` is tried as one

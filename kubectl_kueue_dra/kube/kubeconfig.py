@@ -163,7 +163,7 @@ def load(opts: ConnectionOptions) -> LoadedConfig:
                           f"which is not in kubeconfig {', '.join(used)}")
     users = {u["name"]: u["user"] for u in merged["users"]}
     user = users.get(context.get("user")) if context.get("user") is not None else {}
-    plain = None if user is None else plain_config(clusters[context["cluster"]], user)
+    plain = None if user is None else plain_config(clusters[context["cluster"]], user, opts.env.vars)
     configuration = plain if plain is not None else _package_config(merged, context_name)
     if opts.insecure_skip_tls_verify:
         configuration.verify_ssl = False

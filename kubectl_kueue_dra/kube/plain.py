@@ -22,6 +22,7 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,11 +52,12 @@ class PlainConfig:
         return {"BearerToken": {"key": "authorization", "value": self.token}} if self.token else {}
 
 
-def plain_config(cluster: dict[str, Any], user: dict[str, Any]) -> PlainConfig | None:
-    """The configuration of a plain context, or None when the package must load it."""
+def plain_config(cluster: dict[str, Any], user: dict[str, Any], env_vars: Mapping[str, str]) -> PlainConfig | None:
+    """The configuration of a plain context, or None when the package must load it (``env_vars``:
+    the run's environment variables)."""
     server = cluster.get("server")
     if not (set(cluster) <= _CLUSTER_KEYS and set(user) <= _USER_KEYS) or not isinstance(server, str) \
-            or not server.startswith(("https://", "http://")) or _proxies():
+            or not server.startswith(("https://", "http://")) or _proxies(env_vars):
         return None
     token = user.get("token")
     if token is not None and not isinstance(token, str):
@@ -116,11 +118,11 @@ def _private_file(content: bytes) -> str:
     return name
 
 
-def _proxies() -> bool:
+def _proxies(env_vars: Mapping[str, str]) -> bool:
     """Whether the package could take a proxy from the environment: any ``*_proxy`` variable (as
     ``urllib.request.getproxies`` reads them, any case), or on macOS and Windows the system's
     settings (``getproxies`` itself, which is not imported otherwise: ~10 ms)."""
-    if any(k.lower().endswith("_proxy") and v for k, v in os.environ.items()):
+    if any(k.lower().endswith("_proxy") and v for k, v in env_vars.items()):
         return True
     if sys.platform in ("darwin", "win32"):
         from urllib.request import getproxies
