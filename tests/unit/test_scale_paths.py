@@ -112,7 +112,9 @@ def test_group_keys_separate_what_any_list_can_tell_apart():
 def test_a_devices_attribute_problem_is_found_once_for_every_grouping(monkeypatch):
     """Each grouping (one per selector triple: a dozen under explain -A) keys every device; the
     attribute problem in the key (a bad version fails every selector) is found once per device
-    and dialect, and the keys are the ones found without sharing."""
+    and dialect for the second grouping and every one after it (the first keeps nothing: a run
+    that groups once would only pay for an entry per device), and the keys are the ones found
+    without sharing."""
     from kubectl_kueue_dra.dra.cel import device as cel_device
 
     devices = [dev("a"), dev("b", profile="3g.40gb"), dev("c", typ="gpu", profile=None)]
@@ -123,9 +125,10 @@ def test_a_devices_attribute_problem_is_found_once_for_every_grouping(monkeypatc
     real = cel_device._attribute_problem
     monkeypatch.setattr(cel_device, "_attribute_problem", lambda *a: calls.append(a[1]["name"]) or real(*a))
     ev = SelectorEvaluator()
-    shared = [[ev.group_keyer([sels])(NV, d) for d in devices] for sels in ([MIG], [BIG])]
-    assert shared == alone and shared[0][1] != shared[0][0]
-    assert sorted(calls) == ["a", "b", "c"]
+    keyers = [ev.group_keyer([sels]) for sels in ([MIG], [BIG], [MIG], [BIG])]
+    shared = [[keyer(NV, d) for d in devices] for keyer in keyers]
+    assert shared == alone + alone and shared[0][1] != shared[0][0]
+    assert sorted(calls) == ["a", "a", "b", "b", "c", "c"]
 
 
 # ---- the counter path ------------------------------------------------------------------------

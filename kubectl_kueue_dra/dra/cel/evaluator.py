@@ -250,8 +250,11 @@ class SelectorEvaluator:
         stats.track_evaluator(self)
         self._results: dict[tuple[tuple[str, ...], Hashable], Any] = {}
         self._footprints: dict[tuple[str, ...], Footprint | None] = {}
-        #: each device's attribute problem in this dialect, found once for every grouping (``projected_key``)
+        #: each device's attribute problem in this dialect, found once for every grouping (``projected_key``);
+        #: kept from the second grouping on: a run that groups the devices once (classes, verify) would
+        #: only pay for it (an entry per device: ~120 MiB at 5,000 nodes)
         self._problems: dict[int, tuple[Any, str | None]] = {}
+        self._groupings = 0
 
     def compile(self, expression: str) -> Selector:
         """``compile_selector`` in this evaluator's dialect."""
@@ -285,7 +288,8 @@ class SelectorEvaluator:
                 return device_shape_key
             union |= fp
         frozen = frozenset(union)
-        dialect, problems = self.dialect, self._problems
+        self._groupings += 1
+        dialect, problems = self.dialect, (self._problems if self._groupings > 1 else None)
         return lambda driver, device: projected_key(frozen, driver, device, dialect, problems)
 
     def shape_key(self, expressions: Sequence[str], driver: str, device: dict[str, Any]) -> Hashable:
