@@ -109,6 +109,33 @@ def test_group_keys_separate_what_any_list_can_tell_apart():
     assert ev.group_keyer([[EVERYTHING], [MIG]])(NV, a) != ev.group_keyer([[EVERYTHING], [MIG]])(NV, b)
 
 
+@pytest.mark.parametrize("selectors, most", [([MIG], 6), ([MIG, PROFILE, BIG], 12),
+                                             ([f"'x' in device.attributes['{NV}']"], 43)])  # reads a whole map
+def test_group_keys_are_the_projections_found_once_per_combination_of_parts(selectors, most, monkeypatch):
+    """A keyer gives every device its projection, and computes it once per combination of the very
+    objects the footprint reads (shared by the compactor), not once per device; equal values that
+    are not the same object, and devices without attributes, get the same keys all the same."""
+    from kubectl_kueue_dra.dra.cel import device as cel_device
+
+    shared, other = dev("m"), dev("m", profile="3g.40gb")
+    devices = []
+    for i in range(40):  # values shared as kube.compact shares them, but a few equal copies
+        d = dev(f"m{i}", profile="3g.40gb" if i % 4 else "1g.10gb", uuid=f"MIG-{i}")
+        d["attributes"]["type"] = shared["attributes"]["type"]
+        d["attributes"]["profile"] = (other if i % 4 else shared)["attributes"]["profile"]
+        d["capacity"] = d["capacity"] if i % 10 == 0 else shared["capacity"]
+        devices.append(d)
+    devices += [{"name": "bare"}, {"name": "bare-too", "attributes": {}}, dev("gpu", typ="gpu", profile=None)]
+    fp = SelectorEvaluator()._footprint(tuple(selectors))
+    alone = [cel_device.projected_key(fp, NV, d) for d in devices]
+    projections = []
+    real = cel_device._projection
+    monkeypatch.setattr(cel_device, "_projection", lambda *a: projections.append(a) or real(*a))
+    keyer = cel_device.grouping_keyer(fp)
+    assert [keyer(NV, d) for d in devices] == alone
+    assert len(projections) <= most, len(projections)
+
+
 def test_a_devices_attribute_problem_is_found_once_for_every_grouping(monkeypatch):
     """Each grouping (one per selector triple: a dozen under explain -A) keys every device; the
     attribute problem in the key (a bad version fails every selector) is found once per device

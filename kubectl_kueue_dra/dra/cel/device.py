@@ -13,7 +13,8 @@ keys get equal results (names, counters, taints and node placement are not part 
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
+from itertools import filterfalse, repeat
 from typing import Any
 
 from celpy import celtypes
@@ -160,7 +161,19 @@ def device_shape_key(driver: str, device: dict[str, Any]) -> Hashable:
 
 def _attribute_problem(driver: str, device: dict[str, Any], dialect: CelDialect = SCHEDULER) -> str | None:
     """Why this dialect could not convert this device's attributes, or None."""
-    for name, a in (device.get("attributes") or {}).items():
+    attrs = device.get("attributes") or {}
+    values = attrs.values()
+    # the common case, with the loop over plain values in C: every value a non-empty map, the ones
+    # not of plain fields only a version string already parsed (see _semver)
+    if all(values) and all(map(isinstance, values, repeat(dict))):
+        for a in filterfalse(_PLAIN_KEYS.issuperset, values):
+            text = a.get("version") if len(a) == 1 else None
+            hit = _SEMVERS.get(text) if isinstance(text, str) else None
+            if hit is None or isinstance(hit, SemverError):
+                break
+        else:
+            return None
+    for name, a in attrs.items():
         if type(a) is dict and a and _PLAIN_KEYS.issuperset(a):  # the common case: nothing to convert
             continue
         if not isinstance(a, dict):
@@ -232,13 +245,20 @@ def projected_key(footprint: Footprint, driver: str, device: dict[str, Any],
     """The parts of a device that an expression with this footprint can read. ``problems``: the
     devices' attribute problems already found in this dialect, by identity (kept with the device,
     so an identity is never reused while its entry lives), to share across footprints."""
+    return _projection(footprint, driver, device, _problem(driver, device, dialect, problems))
+
+
+def _problem(driver: str, device: dict[str, Any], dialect: CelDialect,
+             problems: dict[int, tuple[Any, str | None]] | None) -> str | None:
     if problems is None:
-        problem = _attribute_problem(driver, device, dialect)
-    else:
-        hit = problems.get(id(device))
-        if hit is None or hit[0] is not device:
-            hit = problems[id(device)] = (device, _attribute_problem(driver, device, dialect))
-        problem = hit[1]
+        return _attribute_problem(driver, device, dialect)
+    hit = problems.get(id(device))
+    if hit is None or hit[0] is not device:
+        hit = problems[id(device)] = (device, _attribute_problem(driver, device, dialect))
+    return hit[1]
+
+
+def _projection(footprint: Footprint, driver: str, device: dict[str, Any], problem: str | None) -> Hashable:
     parts: list[Any] = [driver, problem]
     attrs = device.get("attributes") or {}
     caps = device.get("capacity") or {}
@@ -255,4 +275,34 @@ def projected_key(footprint: Footprint, driver: str, device: dict[str, Any],
                         if domain is None or _split_name(n, driver)[0] == domain]
             parts.append(tuple(sorted(selected)))
     return tuple(parts)
+
+
+def grouping_keyer(footprint: Footprint, dialect: CelDialect = SCHEDULER,
+                   problems: dict[int, tuple[Any, str | None]] | None = None,
+                   ) -> Callable[[str, dict[str, Any]], Hashable]:
+    """:func:`projected_key` for many devices read at once, computed once per combination of the
+    very objects a device's key is made of (the parts the footprint reads, shared between devices by
+    ``kube.compact``), and looked up by their identities for the devices after. The keyer keeps
+    those objects alive, so an identity it knows is never another object's while it lives."""
+    known: dict[tuple[Any, ...], tuple[tuple[Any, ...], Hashable]] = {}
+    nothing: dict[str, Any] = {}  # one object for every device without attributes (or capacity)
+
+    def key(driver: str, device: dict[str, Any]) -> Hashable:
+        problem = _problem(driver, device, dialect, problems)
+        attrs = device.get("attributes") or nothing
+        caps = device.get("capacity") or nothing
+        parts: list[Any] = []
+        for step in _plan(footprint, driver):
+            if step[0] == "ama":
+                parts.append(device.get("allowMultipleAllocations"))
+            else:
+                source = attrs if step[1] == "attributes" else caps
+                parts.extend(map(source.get, step[2]) if step[0] == "one" else (source,))
+        ident = (driver, problem, *map(id, parts))
+        found = known.get(ident)
+        if found is None:
+            found = known[ident] = (tuple(parts), _projection(footprint, driver, device, problem))
+        return found[1]
+
+    return key
 

@@ -43,7 +43,7 @@ from celpy.evaluation import CELEvalError
 
 from .analysis import analyze
 from .bind import expand_bindings
-from .device import device_activation, device_shape_key, projected_key
+from .device import device_activation, device_shape_key, grouping_keyer, projected_key
 from .errors import (
     KUEUE_DRA_V036,
     MAX_EXPRESSION_LENGTH,
@@ -290,7 +290,7 @@ class SelectorEvaluator:
         frozen = frozenset(union)
         self._groupings += 1
         dialect, problems = self.dialect, (self._problems if self._groupings > 1 else None)
-        return lambda driver, device: projected_key(frozen, driver, device, dialect, problems)
+        return grouping_keyer(frozen, dialect, problems)
 
     def shape_key(self, expressions: Sequence[str], driver: str, device: dict[str, Any]) -> Hashable:
         """The cache key used for these expressions and this device."""
