@@ -100,13 +100,15 @@ class _Reader:
 BATCH = '},{"metadata":'  # between two items of a list as the API server writes it
 #: how much text one batch parses at most: parsed a whole chunk at once, a hundred 9 KiB slices
 #: were out of the CPU cache before ``on_item`` compacted them, and parsing and compacting took
-#: twice as long as item by item; 64 KiB is as fast as item by item and shares keys as before
+#: twice as long as item by item; 64 KiB is as fast as item by item, and smaller batches would
+#: cost memory (keys are shared within one parser call only)
 BATCH_BYTES = 1 << 16
 
 
 def _batch(r: _Reader) -> list[Any] | None:
-    """The whole items of the read text from ``r.pos`` up to the last ``BATCH`` mark, parsed at
-    once (``r.pos`` then at the next item), or None when there is no such run of items."""
+    """The whole items of the read text from ``r.pos`` up to the last ``BATCH`` mark within
+    ``BATCH_BYTES``, parsed at once (``r.pos`` then at the next item), or None when there is no
+    such run of items."""
     if r.batch_tried:  # no mark left, or one inside an item: one by one until more is read
         return None
     end = r.text.rfind(BATCH, r.pos, r.pos + BATCH_BYTES)
