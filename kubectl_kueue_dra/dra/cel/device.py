@@ -174,27 +174,15 @@ def _attribute_problem(driver: str, device: dict[str, Any], dialect: CelDialect 
         else:
             return None
     for name, a in attrs.items():
-        if type(a) is dict and a and _PLAIN_KEYS.issuperset(a):  # the common case: nothing to convert
+        if type(a) is dict and a and _PLAIN_KEYS.issuperset(a):  # nothing to convert
             continue
-        if not isinstance(a, dict):
+        if not isinstance(a, dict) or not a:
             return str(name)
-        if not dialect.list_attributes and not _LIST_KEYS.isdisjoint(a):
+        if "version" in a or "versions" in a or (not dialect.list_attributes and not _LIST_KEYS.isdisjoint(a)):
             try:
                 _attribute_value(name, a, dialect)
             except CelEvalError as e:
                 return e.detail
-        elif "version" in a or "versions" in a:
-            if len(a) == 1:  # fast path: a version string already parsed (see _semver)
-                text = a.get("version")
-                hit = _SEMVERS.get(text) if isinstance(text, str) else None
-                if hit is not None and not isinstance(hit, SemverError):
-                    continue
-            try:
-                _attribute_value(name, a, dialect)
-            except CelEvalError as e:
-                return e.detail
-        elif not a:
-            return str(name)
     return None
 
 
