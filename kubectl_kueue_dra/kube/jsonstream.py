@@ -16,7 +16,7 @@ mark of the next ones, and the text up to the last mark within ``BATCH_BYTES`` i
 array of whole items — one parser call for many small items rather than one each. A batch starts
 at an item and a cut inside an item leaves a brace open, so a batch that parses holds whole items
 only; one that does not (the mark inside an item) is read one item at a time, as is an item larger
-than a batch. Batches are parsed with ``msgspec`` (twice as fast as ``json`` on ResourceSlices,
+than a batch. Batches are parsed with ``msgspec`` (nearly twice as fast as ``json`` on ResourceSlices,
 integers of any size kept exact); what it refuses and ``json`` reads (``NaN``, ``1e400``, a lone
 surrogate) is read item by item with ``json``, so the result is ``json``'s either way.
 """

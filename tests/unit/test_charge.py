@@ -381,3 +381,22 @@ def test_capacity_rounding_to_valid_range():
 ])
 def test_format_usage_like_kueue(name, value, binary, expected):
     assert format_usage(name, value, binary) == expected
+
+
+def test_the_packages_names_load_on_first_use():
+    """Every name the package exports resolves to its home module's object, and importing only
+    ``unaccounted`` (what ``classes`` and ``verify`` need) does not load the engine."""
+    import subprocess
+    import sys
+
+    from kubectl_kueue_dra.kueue import charge
+
+    assert set(charge.__all__) == set(charge._HOMES)
+    for name in charge.__all__:
+        assert getattr(charge, name) is not None
+    with pytest.raises(AttributeError):
+        _ = charge.no_such_name
+    code = ("import sys, kubectl_kueue_dra.kueue.charge.unaccounted; "
+            "print(sorted(m for m in sys.modules if m.startswith('kubectl_kueue_dra.kueue.charge')))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "['kubectl_kueue_dra.kueue.charge', 'kubectl_kueue_dra.kueue.charge.unaccounted']"
