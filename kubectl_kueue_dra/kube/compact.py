@@ -43,7 +43,8 @@ class SliceCompactor:
         self._devices = 0
         self._unique: set[str] = set()  # attributes whose values are (nearly) all distinct
         self._strings: dict[str, str] = {}
-        self._templates: dict[tuple[Any, Any], Obj] = {}  # (driver, device name) -> textual attributes
+        #: ((driver, device name), id of its shared capacity) -> textual attributes
+        self._templates: dict[tuple[Any, int], Obj] = {}
         self.parts = SharedParts()
 
     def _share(self, part: str, name: Any, value: Any) -> Any:
@@ -127,6 +128,11 @@ class SliceCompactor:
         attrs = device.get("attributes")
         if type(attrs) is not dict:
             return
+        # one template per device name and shared capacity: under one name, each GPU model (H100,
+        # A100: their capacities differ, each one held object) has its own attribute values; a
+        # capacity not shared (past the candidates) falls back to the name's template
+        capacity = device.get("capacity")
+        key = (key, id(capacity) if self.parts.held.get(id(capacity)) is capacity else 0)
         template = self._templates.get(key)
         if template is None:  # the first device of this name: its values shared through the table
             self._attributes(attrs)

@@ -339,6 +339,28 @@ def test_compactor_holds_shared_attribute_values_but_not_identities():
     assert not any(id(d["attributes"]["uuid"]) in compact.parts.held for s in slices for d in s["spec"]["devices"])
 
 
+def test_compactor_shares_each_gpu_models_values_under_one_device_name():
+    """Two GPU models publish the same device names (gpu-0 on an H100 node and on an A100 node):
+    each model's attribute values are shared among its own devices, not only the first model's."""
+    def node(n, model, capability, memory):
+        return {"kind": "ResourceSlice", "metadata": {"name": f"n{n}"},
+                "spec": {"driver": NV, "pool": {"name": f"n{n}"}, "devices": [
+                    {"name": "gpu-0", "capacity": {"memory": {"value": memory}},
+                     "attributes": {"productName": {"string": model}, "uuid": {"string": f"GPU-{n}"},
+                                    "cudaComputeCapability": {"version": capability}}}]}}
+    slices = [node(n, *(("H100", "9.0.0", "80Gi") if n % 2 else ("A100", "8.0.0", "40Gi"))) for n in range(6)]
+    want = copy.deepcopy(slices)
+    compact = SliceCompactor()
+    for s in slices:
+        compact(s)
+    assert slices == want
+    a100 = [s["spec"]["devices"][0]["attributes"] for s in slices[0::2]]
+    h100 = [s["spec"]["devices"][0]["attributes"] for s in slices[1::2]]
+    for same in (a100, h100):
+        assert all(x["productName"] is same[0]["productName"] for x in same)
+        assert all(x["cudaComputeCapability"] is same[0]["cudaComputeCapability"] for x in same)
+
+
 def test_published_counts_shared_and_distinct_parts_as_per_device():
     """Counting each shared counter consumption or capacity once per object, times its devices,
     gives what a count per device gives (names in the order first met)."""
