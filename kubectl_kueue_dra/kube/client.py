@@ -276,8 +276,9 @@ class Stream:
     """The body of a successful GET, read as it arrives (``read(n)``, as a file is); ``close()``
     when done. A broken connection, or ``--request-timeout`` passing without a byte of the body,
     raises ``errors.Unreachable``: while the body keeps arriving, each read gives it the whole
-    timeout again (the ResourceSlices of 5,000 nodes take longer than 30 s to read and parse, and
-    a list that keeps coming is not a stalled one)."""
+    timeout again (the ResourceSlices of 5,000 nodes take 12–14 s to read and parse in the
+    benchmark, longer on a slower machine or a busier server, and a list that keeps coming is not a
+    stalled one)."""
 
     def __init__(self, client: KubeClient, resp: Any, method: str, url: str, started: float, deadline: float):
         self._client, self._resp, self._method, self._url = client, resp, method, url
