@@ -132,11 +132,11 @@ class SliceCompactor:
         # A100: their capacities differ, each one held object) has its own attribute values; a
         # capacity not shared (past the candidates) falls back to the name's template
         capacity = device.get("capacity")
-        key = (key, id(capacity) if self.parts.held.get(id(capacity)) is capacity else 0)
-        template = self._templates.get(key)
-        if template is None:  # the first device of this name: its values shared through the table
+        model = (key, id(capacity) if self.parts.held.get(id(capacity)) is capacity else 0)
+        template = self._templates.get(model)
+        if template is None:  # the first device of this model: its values shared through the table
             self._attributes(attrs)
-            self._templates[key] = {a: v for a, v in attrs.items() if _textual(v)}
+            self._templates[model] = {a: v for a, v in attrs.items() if _textual(v)}
             return
         # the next ones: compared with the first, attribute by attribute (a uuid differs, the rest
         # is equal); a textual value equal to the first's is of the same type, so nothing changes

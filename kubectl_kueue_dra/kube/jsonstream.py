@@ -141,6 +141,9 @@ def _batch(r: _Reader) -> list[Any] | None:
     return items
 
 
+_BATCH_DECODE: Callable[[str], Any] | None = None  # set by the first call of _decode_batch
+
+
 def _decode_batch() -> Callable[[str], Any]:
     """msgspec's JSON decoder, imported on the first batch (8 ms: a command that reads no large
     list does not pay it)."""
@@ -149,9 +152,6 @@ def _decode_batch() -> Callable[[str], Any]:
         import msgspec.json
         _BATCH_DECODE = msgspec.json.Decoder().decode
     return _BATCH_DECODE
-
-
-_BATCH_DECODE: Callable[[str], Any] | None = None
 
 
 def load(f: BinaryIO, on_item: Callable[[Any], Any], chunk: int = CHUNK) -> dict[str, Any]:
