@@ -262,6 +262,29 @@ def test_the_workloads_of_one_run_share_the_device_work(bad_version):
     assert ev.evaluations == evaluations and set(shared) == keys  # evaluated and derived nothing
 
 
+def test_requests_that_read_the_same_parts_share_one_grouping(monkeypatch):
+    """explain -A: a request per MIG profile reads the same parts of a device (different values),
+    and a request that reads fewer parts is served by a grouping on more: the driver's devices are
+    grouped once for the run, and every answer is the one it gets alone."""
+    slices = cluster(bad_version=False)
+    asks = [{"selector": PROFILE}, {"selector": PROFILE.replace("1g.10gb", "3g.40gb")}, {"selector": None},
+            {"selector": PROFILE, "count": 3}]
+    alone = [charge(slices, **ask)[0] for ask in asks]
+    built = []
+    real = ShapeIndex.__init__
+    monkeypatch.setattr(ShapeIndex, "__init__", lambda self, *a: built.append(a[1]) or real(self, *a))
+    shared, ev = {}, SelectorEvaluator()
+    together = [charge(slices, shared=shared, evaluator=ev, **ask)[0] for ask in asks]
+    for a, b in zip(alone, together):
+        assert (a.failed_step, a.message, a.podsets[0].total) == (b.failed_step, b.message, b.podsets[0].total)
+        assert [vars(x) for x in a.podsets[0].lines] == [vars(x) for x in b.podsets[0].lines]
+    assert alone[0].podsets[0].total != alone[1].podsets[0].total  # the answers differ; the grouping does not
+    assert len(built) == 1
+    # a request reading a part the first grouping did not: a grouping of its own
+    charge(slices, shared=shared, evaluator=ev, klass="gpu.nvidia.com", selector=BIG)
+    assert len(built) == 2
+
+
 def test_slices_are_read_per_driver_or_all_first():
     slices = cluster(bad_version=False)
     asked = []

@@ -281,16 +281,23 @@ class SelectorEvaluator:
         from every one of these selector lists: the projection on the union of what they read,
         or the full :func:`device_shape_key` when one of them may read anything. Lets callers
         group many devices and evaluate once per group (see ``dra/devices.ShapeIndex``)."""
+        union = self.union_footprint(selector_lists)
+        if union is None:
+            return device_shape_key
+        self._groupings += 1
+        dialect, problems = self.dialect, (self._problems if self._groupings > 1 else None)
+        return grouping_keyer(union, dialect, problems)
+
+    def union_footprint(self, selector_lists: Sequence[Sequence[str]]) -> Footprint | None:
+        """Every part of a device these selector lists can read together, or None when one of
+        them may read anything: devices alike in it get equal results from each list."""
         union: set[tuple[Any, ...]] = set()
         for exprs in selector_lists:
             fp = self._footprint(tuple(exprs))
             if fp is None:
-                return device_shape_key
+                return None
             union |= fp
-        frozen = frozenset(union)
-        self._groupings += 1
-        dialect, problems = self.dialect, (self._problems if self._groupings > 1 else None)
-        return grouping_keyer(frozen, dialect, problems)
+        return frozenset(union)
 
     def shape_key(self, expressions: Sequence[str], driver: str, device: dict[str, Any]) -> Hashable:
         """The cache key used for these expressions and this device."""

@@ -79,7 +79,7 @@ def _match(inputs: ChargeInputs, driver: str,
            steps: tuple[tuple[str, list[str]], ...]) -> Matched | _Failed | Unknowable:
     # Devices alike in what the three lists read share one outcome (evaluated on the first of
     # them); walking the devices in order keeps the first error and the order of the matches.
-    index = ShapeIndex([p for p in inputs.pools(driver) if p.complete], [sels for _, sels in steps], inputs.evaluator)
+    index = _shape_index(inputs, driver, [sels for _, sels in steps])
     try:
         outcomes = [_outcome(inputs.evaluator, steps, d, device) for d, device in index.representatives]
     except Unknowable as e:
@@ -97,6 +97,19 @@ def _match(inputs: ChargeInputs, driver: str,
                 return _Failed(what, device.get("name"), err.detail)
         pools += len(matched) > before
     return Matched(matched, pools)
+
+
+def _shape_index(inputs: ChargeInputs, driver: str, lists: list[list[str]]) -> ShapeIndex:
+    # One grouping of a driver's devices per footprint for the whole run: requests that read the
+    # same parts of a device (one per MIG profile, say) group the devices alike, and a grouping on
+    # more parts than a request reads serves it too (its groups are only finer).
+    fp = inputs.evaluator.union_footprint(lists)
+    built: dict[Any, ShapeIndex] = inputs.derived(("shape-indexes", driver), dict)
+    for have, index in built.items():
+        if have == fp or (fp is not None and have is not None and fp <= have):
+            return index
+    built[fp] = index = ShapeIndex([p for p in inputs.pools(driver) if p.complete], lists, inputs.evaluator)
+    return index
 
 
 def _outcome(ev: SelectorEvaluator, steps: tuple[tuple[str, list[str]], ...], driver: str,
