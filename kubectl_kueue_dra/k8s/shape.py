@@ -190,13 +190,19 @@ def _build(shape: Any) -> Validator:
                         return False
             return True
         return _shared(shape, mapping)
+    # plain loops, not all() over a generator: these run for every device of a big cluster
     if isinstance(shape, MapOf):
         if shape.value == ANY:
-            return lambda value, _: type(value) is dict and all(type(k) is str for k in value)
+            return _string_keys
         item = _validator(shape.value)
 
         def map_of(value: Any, shared: SharedParts | None) -> bool:
-            return type(value) is dict and all(type(k) is str and item(v, shared) for k, v in value.items())
+            if type(value) is not dict:
+                return False
+            for k, v in value.items():
+                if type(k) is not str or not item(v, shared):
+                    return False
+            return True
         return _shared(shape, map_of)
     if isinstance(shape, list):
         if not shape or shape[0] == ANY:
@@ -204,13 +210,27 @@ def _build(shape: Any) -> Validator:
         element = _validator(shape[0])
 
         def list_of(value: Any, shared: SharedParts | None) -> bool:
-            return type(value) is list and all(element(v, shared) for v in value)
+            if type(value) is not list:
+                return False
+            for v in value:
+                if not element(v, shared):
+                    return False
+            return True
         return _shared(shape, list_of)
     if shape == ANY:
         return lambda value, _: True
     if shape == STR:
         return lambda value, _: type(value) is str
     return lambda value, _: _fits(value, shape)
+
+
+def _string_keys(value: Any, _: SharedParts | None) -> bool:
+    if type(value) is not dict:
+        return False
+    for k in value:
+        if type(k) is not str:
+            return False
+    return True
 
 
 def check_object(kind: str, obj: Obj, shape: Any, shared: SharedParts | None = None) -> list[Malformed]:
