@@ -134,9 +134,22 @@ class SharedParts:
 
     held: dict[int, Any] = field(default_factory=dict)  # id -> the value (kept alive: its id stays its own)
     valid: set[tuple[int, int]] = field(default_factory=set)  # (id of the value, id of its shape)
+    #: (id of the value, id of its shape) found not to fit once: a held value cleaned since then
+    #: fits, but what is alike it (below) still holds what was cleaned from it
+    failed: set[tuple[int, int]] = field(default_factory=set)
+    #: id of a list -> (the list, its models): each item of the list is *alike* one of the models
+    #: (held): the same fields, each the model's own object except ``name`` (a string) and
+    #: ``attributes`` (a map with the model's keys, values that may differ). For a shape that reads
+    #: ``name`` as a string and ``attributes`` by their keys only (a ResourceSlice's devices), the
+    #: list fits when its models do (``kube.compact`` finds them while it shares the parts)
+    alike: dict[int, tuple[list[Any], tuple[Any, ...]]] = field(default_factory=dict)
 
     def hold(self, value: Any) -> None:
         self.held[id(value)] = value
+
+    def hold_alike(self, items: list[Any], models: tuple[Any, ...]) -> None:
+        """``items`` are alike ``models`` (each one held)."""
+        self.alike[id(items)] = (items, models)
 
     def release(self, value: Any) -> None:
         """No longer shared: checked with each object that holds it again."""
@@ -172,8 +185,17 @@ def _shared(shape: Any, body: Validator) -> Validator:
         ok = body(value, shared)
         if ok:
             shared.valid.add((id(value), key))
+        else:
+            shared.failed.add((id(value), key))
         return ok
     return check
+
+
+def _reads_alike(shape: Any) -> bool:
+    """Whether items alike a model (``SharedParts.alike``) fit ``shape`` when the model does: it
+    reads ``name`` as a string at most, and ``attributes`` by their keys at most."""
+    return (isinstance(shape, dict) and shape.get("name", STR) == STR
+            and shape.get("attributes", ANY) in (ANY, MapOf(ANY)))
 
 
 def _build(shape: Any) -> Validator:
@@ -208,10 +230,16 @@ def _build(shape: Any) -> Validator:
         if not shape or shape[0] == ANY:
             return lambda value, _: type(value) is list
         element = _validator(shape[0])
+        by_model = _reads_alike(shape[0])
+        element_key = id(shape[0])
 
         def list_of(value: Any, shared: SharedParts | None) -> bool:
             if type(value) is not list:
                 return False
+            if by_model and shared is not None and id(value) in shared.alike:
+                items, models = shared.alike[id(value)]
+                if items is value and _models_fit(models, element, element_key, shared):
+                    return True
             for v in value:
                 if not element(v, shared):
                     return False
@@ -222,6 +250,14 @@ def _build(shape: Any) -> Validator:
     if shape == STR:
         return lambda value, _: type(value) is str
     return lambda value, _: _fits(value, shape)
+
+
+def _models_fit(models: tuple[Any, ...], element: Validator, key: int, shared: SharedParts) -> bool:
+    for model in models:
+        if shared.held.get(id(model)) is not model or (id(model), key) in shared.failed \
+                or not element(model, shared):
+            return False
+    return True
 
 
 def _string_keys(value: Any, _: SharedParts | None) -> bool:

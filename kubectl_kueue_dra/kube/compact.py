@@ -43,8 +43,11 @@ class SliceCompactor:
         self._devices = 0
         self._unique: set[str] = set()  # attributes whose values are (nearly) all distinct
         self._strings: dict[str, str] = {}
-        #: ((driver, device name), id of its shared capacity) -> textual attributes
-        self._templates: dict[tuple[Any, int], Obj] = {}
+        #: ((driver, device name), id of its shared capacity) -> the first device of this model, its
+        #: attributes (a textual one's value, else _OTHER), its fields, and the fields an alike device
+        #: holds as the very same objects
+        self._templates: dict[tuple[Any, int], tuple[Obj, Obj, tuple[str, ...], tuple[str, ...]]] = {}
+        self._model_sets: dict[tuple[int, ...], tuple[Obj, ...]] = {}  # one tuple for every list of the same models
         self.parts = SharedParts()
 
     def _share(self, part: str, name: Any, value: Any) -> Any:
@@ -97,13 +100,19 @@ class SliceCompactor:
             first = _key(counters[0].get("name")) if isinstance(counters[0], dict) else None
             spec["sharedCounters"] = self._share("sharedCounters", (driver, first), counters)
         devices = spec.get("devices")
-        if isinstance(devices, list):
-            for device in devices:
-                if isinstance(device, dict):
-                    self._device(driver, device)
+        if isinstance(devices, list) and devices:
+            models = [self._device(driver, device) if type(device) is dict else None for device in devices]
+            if None not in models:  # the list is checked as its models are (k8s.shape)
+                distinct = {id(m): m for m in models}  # the models are held: their ids are their own
+                ids = tuple(distinct)
+                if ids not in self._model_sets:
+                    self._model_sets[ids] = tuple(distinct.values())
+                self.parts.hold_alike(devices, self._model_sets[ids])
         return obj
 
-    def _device(self, driver: Any, device: Obj) -> None:
+    def _device(self, driver: Any, device: Obj) -> Obj | None:
+        """Share the device's parts; the device it is alike (``SharedParts.alike``: the first of its
+        model, or itself), or None."""
         name = device.get("name")
         if type(name) is str:
             device["name"] = name = self._strings.setdefault(name, name)
@@ -127,28 +136,42 @@ class SliceCompactor:
                     self.parts.hold(value)
         attrs = device.get("attributes")
         if type(attrs) is not dict:
-            return
+            return None
         # one template per device name and shared capacity: under one name, each GPU model (H100,
         # A100: their capacities differ, each one held object) has its own attribute values; a
         # capacity not shared (past the candidates) falls back to the name's template
         capacity = device.get("capacity")
         model = (key, id(capacity) if self.parts.held.get(id(capacity)) is capacity else 0)
-        template = self._templates.get(model)
-        if template is None:  # the first device of this model: its values shared through the table
+        found = self._templates.get(model)
+        if found is None:  # the first device of this model: its values shared through the table
             self._attributes(attrs)
-            self._templates[model] = {a: v for a, v in attrs.items() if _textual(v)}
-            return
+            template = {a: v if _textual(v) else _OTHER for a, v in attrs.items()}
+            fields = tuple(device)
+            self._templates[model] = (device, template, fields, tuple(k for k in fields if k not in _FREE))
+            self.parts.hold(device)
+            return device
+        first, template, fields, same = found
         # the next ones: compared with the first, attribute by attribute (a uuid differs, the rest
         # is equal); a textual value equal to the first's is of the same type, so nothing changes
-        rest = None
+        rest = missing = False
         for attr, v in attrs.items():
             t = template.get(attr)
             if t is None:
+                rest = missing = True
+            elif t is _OTHER:
                 rest = True
             elif t is not v and t == v:
                 attrs[attr] = t
         if rest:
-            self._attributes({a: v for a, v in attrs.items() if a not in template}, attrs)
+            self._attributes({a: v for a, v in attrs.items() if type(template.get(a)) is not dict}, attrs)
+        # alike the first (SharedParts.alike): its fields in its order, each its very object but for a
+        # string name and attributes of the same names
+        if missing or len(attrs) != len(template) or type(name) is not str or tuple(device) != fields:
+            return None
+        for k in same:
+            if device[k] is not first[k]:
+                return None
+        return first
 
     def _attributes(self, attrs: Obj, owner: Obj | None = None) -> None:
         """Share each attribute value with an equal one seen before (any device name)."""
@@ -175,6 +198,11 @@ class SliceCompactor:
                     self._values = values = {w: o for w, o in values.items() if w[0] != attr}
             elif shared is not v and type(shared[typ]) is type(x):
                 owner[attr] = shared
+
+
+#: the fields of a device that may differ from its model's first device's in an alike one
+_FREE = ("name", "attributes")
+_OTHER = object()  # in a template: an attribute the first device has, of a value not textual
 
 
 def _textual(value: Any) -> bool:
