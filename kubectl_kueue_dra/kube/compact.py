@@ -22,7 +22,7 @@ so that the shape check (``k8s.shape``) looks at each of them once, not once per
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from ..k8s.shape import SharedParts
 from ..k8s.written import keep_top_fields
@@ -103,7 +103,7 @@ class SliceCompactor:
         if isinstance(devices, list) and devices:
             models = [self._device(driver, device) if type(device) is dict else None for device in devices]
             if None not in models:  # the list is checked as its models are (k8s.shape)
-                distinct = {id(m): m for m in models}  # the models are held: their ids are their own
+                distinct = {id(m): m for m in cast(list[Obj], models)}  # held models: their ids are their own
                 ids = tuple(distinct)
                 if ids not in self._model_sets:
                     self._model_sets[ids] = tuple(distinct.values())
