@@ -6,12 +6,14 @@ the scheduler allocates only from complete pools. Slices that hold only ``shared
 toward completeness but carry no devices.
 """
 
+from __future__ import annotations
+
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, Protocol
 from collections.abc import Iterable, Iterator, Sequence
 
-from .cel import CelCompileError, CelError, SelectorEvaluator
+from .cel import CelCompileError, CelError, SelectorEvaluator, footprint_reads
 
 
 @dataclass
@@ -22,6 +24,8 @@ class Pool:
     expected_slices: int
     slices: list[dict[str, Any]] = field(default_factory=list)
     stale_slices: int = 0  # slices of an older generation, ignored
+    #: the models of the slices' devices, where the reader found them (``DeviceModels``)
+    models: DeviceModels | None = field(default=None, repr=False, compare=False)
 
     @property
     def complete(self) -> bool:
@@ -32,8 +36,9 @@ class Pool:
             yield from (s.get("spec") or {}).get("devices") or []
 
 
-def group_pools(slices: Iterable[dict[str, Any]]) -> list[Pool]:
-    """Group slices into pools at their highest generation."""
+def group_pools(slices: Iterable[dict[str, Any]], models: DeviceModels | None = None) -> list[Pool]:
+    """Group slices into pools at their highest generation. ``models``: what the reader found of
+    the slices' devices (``DeviceModels``), for the grouping by shape."""
     pools: dict[tuple[str, str], Pool] = {}
     for s in slices:
         spec = s.get("spec") or {}
@@ -44,7 +49,7 @@ def group_pools(slices: Iterable[dict[str, Any]]) -> list[Pool]:
         pool = pools.get(key)
         if pool is None or generation > pool.generation:
             stale = (pool.stale_slices + len(pool.slices)) if pool else 0
-            pool = pools[key] = Pool(key[0], key[1], generation, expected, stale_slices=stale)
+            pool = pools[key] = Pool(key[0], key[1], generation, expected, stale_slices=stale, models=models)
         elif generation < pool.generation:
             pool.stale_slices += 1
             continue
@@ -75,7 +80,7 @@ class ShapeIndex:
                  evaluator: SelectorEvaluator):
         self.evaluator = evaluator
         self.selector_lists = [tuple(s) for s in selector_lists]
-        keyer = evaluator.group_keyer(self.selector_lists)
+        keyer = _ModelKeyer(evaluator, self.selector_lists)
         groups: dict[Any, int] = {}
         #: (driver, first device) of each group
         self.representatives: list[tuple[str, dict[str, Any]]] = []
@@ -85,8 +90,7 @@ class ShapeIndex:
             devices = list(pool.devices())
             ids: list[int] = []
             counts: dict[int, int] = {}
-            for device in devices:
-                key = keyer(pool.driver, device)
+            for device, key in zip(devices, keyer.keys(pool)):
                 gid = groups.get(key)
                 if gid is None:
                     gid = groups[key] = len(self.representatives)
@@ -112,6 +116,52 @@ class ShapeIndex:
             except CelError as e:
                 out.append(e)
         return out
+
+
+class DeviceModels(Protocol):
+    """What ``kube.compact`` found of the devices it read (``k8s.shape.SharedParts``): id of a
+    device list -> (the list, each device's *model*: a device it is alike, every selector reading
+    it as the model but for the attributes in ``differs``, the distinct models)."""
+
+    alike: dict[int, tuple[list[Any], tuple[Any, ...], tuple[Any, ...]]]
+    differs: dict[int, set[str | None]]
+
+
+class _ModelKeyer:
+    """The group key of each device: its model's (computed once per model) when no selector reads
+    an attribute that differs between them and the model's attributes convert, else its own."""
+
+    def __init__(self, evaluator: SelectorEvaluator, selector_lists: Sequence[Sequence[str]]):
+        self.evaluator = evaluator
+        self.keyer = evaluator.group_keyer(selector_lists)
+        self.footprint = evaluator.union_footprint(selector_lists)
+        self.known: dict[int, Any] = {}  # id of a model -> its key, or None: each device keyed alone
+
+    def keys(self, pool: Pool) -> Iterator[Any]:
+        keyer, driver, models = self.keyer, pool.driver, pool.models
+        if models is None:
+            yield from (keyer(driver, device) for device in pool.devices())
+            return
+        for s in pool.slices:
+            devices = (s.get("spec") or {}).get("devices") or []
+            found = models.alike.get(id(devices))
+            if found is None or found[0] is not devices:
+                yield from (keyer(driver, device) for device in devices)
+                continue
+            for device, model in zip(devices, found[1]):
+                key = self.known.get(id(model), _UNKNOWN)
+                if key is _UNKNOWN:
+                    key = self.known[id(model)] = self._model_key(driver, model, models)
+                yield keyer(driver, device) if key is None else key
+
+    def _model_key(self, driver: str, model: dict[str, Any], models: DeviceModels) -> Any:
+        differs = models.differs.get(id(model), {None})
+        if footprint_reads(self.footprint, driver, differs) or self.evaluator.attribute_problem(driver, model):
+            return None
+        return self.keyer(driver, model)
+
+
+_UNKNOWN = object()
 
 
 def count_matching(pools: Sequence[Pool], selectors: Sequence[str], evaluator: SelectorEvaluator,

@@ -99,32 +99,54 @@ def _show(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def clean(value: Any, shape: Any, path: str, found: list[tuple[str, str, str]]) -> bool:
+def clean(value: Any, shape: Any, path: str, found: list[tuple[str, str, str]],
+          shared: SharedParts | None = None) -> bool:
     """Remove what does not fit ``shape`` below ``value`` (in place). False when ``value`` itself
-    does not fit (the caller drops it); each removal is added to ``found``."""
+    does not fit (the caller drops it); each removal is added to ``found``. A shared part changed
+    is marked failed in ``shared``: what is alike it still holds what was removed from it."""
+    return _clean(value, shape, path, found, shared)[0]
+
+
+def _clean(value: Any, shape: Any, path: str, found: list[tuple[str, str, str]],
+           shared: SharedParts | None) -> tuple[bool, bool]:
+    """``clean``: (whether ``value`` fits, whether anything below it was removed)."""
     if not _fits(value, shape):
         found.append((path, _describe(shape), _show(value)))
-        return False
+        return False, True
+    changed = False
     if isinstance(shape, dict):
         for key, sub in shape.items():
             if key not in value:
                 continue
-            if value[key] is None:  # null is absent in the API; the engine reads absent fields only
+            fits = value[key] is not None  # null is absent in the API; the engine reads absent fields only
+            if fits:
+                fits, below = _clean(value[key], sub, f"{path}.{key}" if path else key, found, shared)
+                changed = changed or below
+            if not fits:
                 del value[key]
-            elif not clean(value[key], sub, f"{path}.{key}" if path else key, found):
-                del value[key]
+                changed = True
     elif isinstance(shape, MapOf):
         for key in [k for k in value if not isinstance(k, str)]:
             found.append((f"{path}[{key!r}]", "a string key", _show(key)))
             del value[key]
+            changed = True
         for key in list(value):
-            if not clean(value[key], shape.value, f"{path}[{key}]", found):
+            fits, below = _clean(value[key], shape.value, f"{path}[{key}]", found, shared)
+            changed = changed or below
+            if not fits:
                 del value[key]
     elif isinstance(shape, list) and shape and shape[0] != ANY:
-        keep = [item for i, item in enumerate(value) if clean(item, shape[0], f"{path}[{i}]", found)]
+        keep = []
+        for i, item in enumerate(value):
+            fits, below = _clean(item, shape[0], f"{path}[{i}]", found, shared)
+            changed = changed or below
+            if fits:
+                keep.append(item)
         if len(keep) != len(value):
             value[:] = keep
-    return True
+    if changed and shared is not None and shared.held.get(id(value)) is value:
+        shared.failed.add((id(value), id(shape)))
+    return True, changed
 
 
 @dataclass
@@ -137,19 +159,23 @@ class SharedParts:
     #: (id of the value, id of its shape) found not to fit once: a held value cleaned since then
     #: fits, but what is alike it (below) still holds what was cleaned from it
     failed: set[tuple[int, int]] = field(default_factory=set)
-    #: id of a list -> (the list, its models): each item of the list is *alike* one of the models
-    #: (held): the same fields, each the model's own object except ``name`` (a string) and
-    #: ``attributes`` (a map with the model's keys, values that may differ). For a shape that reads
-    #: ``name`` as a string and ``attributes`` by their keys only (a ResourceSlice's devices), the
-    #: list fits when its models do (``kube.compact`` finds them while it shares the parts)
-    alike: dict[int, tuple[list[Any], tuple[Any, ...]]] = field(default_factory=dict)
+    #: id of a list -> (the list, the model of each item, the distinct models): each item is
+    #: *alike* its model (held): the same fields in the same order, each the model's own object,
+    #: except ``name`` (a string) and ``attributes`` (the model's names; a value is the model's own
+    #: object, or differs as ``differs`` says). For a shape that reads ``name`` as a string and
+    #: ``attributes`` by their keys only (a ResourceSlice's devices), the list fits when its models
+    #: do (``kube.compact`` finds them while it shares the parts)
+    alike: dict[int, tuple[list[Any], tuple[Any, ...], tuple[Any, ...]]] = field(default_factory=dict)
+    #: id of a model -> the attributes whose values differ in an item alike it; None among them
+    #: when a value that differs is not a plain string (``{"string": …}``)
+    differs: dict[int, set[str | None]] = field(default_factory=dict)
 
     def hold(self, value: Any) -> None:
         self.held[id(value)] = value
 
-    def hold_alike(self, items: list[Any], models: tuple[Any, ...]) -> None:
-        """``items`` are alike ``models`` (each one held)."""
-        self.alike[id(items)] = (items, models)
+    def hold_alike(self, items: list[Any], models: tuple[Any, ...], distinct: tuple[Any, ...]) -> None:
+        """``items`` are alike ``models``, one each (``distinct``: each once; every one held)."""
+        self.alike[id(items)] = (items, models, distinct)
 
     def release(self, value: Any) -> None:
         """No longer shared: checked with each object that holds it again."""
@@ -237,9 +263,10 @@ def _build(shape: Any) -> Validator:
             if type(value) is not list:
                 return False
             if by_model and shared is not None and id(value) in shared.alike:
-                items, models = shared.alike[id(value)]
+                items, _, models = shared.alike[id(value)]
                 if items is value and _models_fit(models, element, element_key, shared):
                     return True
+                shared.alike.pop(id(value), None)  # checked item by item: what is cleaned may differ
             for v in value:
                 if not element(v, shared):
                     return False
@@ -275,7 +302,7 @@ def check_object(kind: str, obj: Obj, shape: Any, shared: SharedParts | None = N
     if _validator(shape)(obj, shared):
         return []
     found: list[tuple[str, str, str]] = []
-    clean(obj, shape, "", found)
+    clean(obj, shape, "", found, shared)
     if not found:
         return []
     raw = obj.get("metadata")

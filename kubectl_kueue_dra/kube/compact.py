@@ -43,11 +43,9 @@ class SliceCompactor:
         self._devices = 0
         self._unique: set[str] = set()  # attributes whose values are (nearly) all distinct
         self._strings: dict[str, str] = {}
-        #: ((driver, device name), id of its shared capacity) -> the first device of this model, its
-        #: attributes (a textual one's value, else _OTHER), its fields, and the fields an alike device
-        #: holds as the very same objects
-        self._templates: dict[tuple[Any, int], tuple[Obj, Obj, tuple[str, ...], tuple[str, ...]]] = {}
-        self._model_sets: dict[tuple[int, ...], tuple[Obj, ...]] = {}  # one tuple for every list of the same models
+        self._templates: dict[tuple[Any, int], _Model] = {}  # ((driver, device name), id of its shared capacity)
+        #: the ids of a list's models -> (the models, each once): one pair for every list alike
+        self._model_sets: dict[tuple[int, ...], tuple[tuple[Obj, ...], tuple[Obj, ...]]] = {}
         self.parts = SharedParts()
 
     def _share(self, part: str, name: Any, value: Any) -> Any:
@@ -102,12 +100,13 @@ class SliceCompactor:
         devices = spec.get("devices")
         if isinstance(devices, list) and devices:
             models = [self._device(driver, device) if type(device) is dict else None for device in devices]
-            if None not in models:  # the list is checked as its models are (k8s.shape)
-                distinct = {id(m): m for m in cast(list[Obj], models)}  # held models: their ids are their own
-                ids = tuple(distinct)
-                if ids not in self._model_sets:
-                    self._model_sets[ids] = tuple(distinct.values())
-                self.parts.hold_alike(devices, self._model_sets[ids])
+            if None not in models:  # the list is checked, and grouped, as its models are
+                ids = tuple(map(id, models))  # held models: their ids are their own
+                sets = self._model_sets.get(ids)
+                if sets is None:
+                    distinct = tuple({id(m): m for m in cast(list[Obj], models)}.values())
+                    sets = self._model_sets[ids] = (tuple(cast(list[Obj], models)), distinct)
+                self.parts.hold_alike(devices, *sets)
         return obj
 
     def _device(self, driver: Any, device: Obj) -> Obj | None:
@@ -145,14 +144,11 @@ class SliceCompactor:
         found = self._templates.get(model)
         if found is None:  # the first device of this model: its values shared through the table
             self._attributes(attrs)
-            template = {a: v if _textual(v) else _OTHER for a, v in attrs.items()}
-            fields = tuple(device)
-            self._templates[model] = (device, template, fields, tuple(k for k in fields if k not in _FREE))
-            self.parts.hold(device)
+            self._templates[model] = _Model(device, self.parts)
             return device
-        first, template, fields, same = found
         # the next ones: compared with the first, attribute by attribute (a uuid differs, the rest
         # is equal); a textual value equal to the first's is of the same type, so nothing changes
+        template = found.template
         rest = missing = False
         for attr, v in attrs.items():
             t = template.get(attr)
@@ -160,17 +156,31 @@ class SliceCompactor:
                 rest = missing = True
             elif t is _OTHER:
                 rest = True
-            elif t is not v and t == v:
-                attrs[attr] = t
+            elif t is not v:
+                if t == v:
+                    attrs[attr] = t
+                else:
+                    found.differs.add(attr)
+                    if type(v) is not dict or len(v) != 1 or "string" not in v:
+                        found.differs.add(None)
         if rest:
             self._attributes({a: v for a, v in attrs.items() if type(template.get(a)) is not dict}, attrs)
         # alike the first (SharedParts.alike): its fields in its order, each its very object but for a
         # string name and attributes of the same names
-        if missing or len(attrs) != len(template) or type(name) is not str or tuple(device) != fields:
+        first = found.device
+        if missing or len(attrs) != len(template) or type(name) is not str or tuple(device) != found.fields:
             return None
-        for k in same:
+        for k in found.same:
             if device[k] is not first[k]:
                 return None
+        if found.others:  # values not textual: shared through the table, or not
+            values = first["attributes"]
+            for a in found.others:
+                v = attrs[a]
+                if v is not values[a]:
+                    found.differs.add(a)
+                    if type(v) is not dict or len(v) != 1 or "string" not in v:
+                        found.differs.add(None)
         return first
 
     def _attributes(self, attrs: Obj, owner: Obj | None = None) -> None:
@@ -203,6 +213,26 @@ class SliceCompactor:
 #: the fields of a device that may differ from its model's first device's in an alike one
 _FREE = ("name", "attributes")
 _OTHER = object()  # in a template: an attribute the first device has, of a value not textual
+
+
+class _Model:
+    """The first device of a model (held), and what the next devices are compared with: its
+    attributes (a textual one's value, else _OTHER), its fields, the fields an alike device holds
+    as the very same objects, the attributes whose values are not textual, and the names of the
+    attributes whose values differ in the devices alike it (``SharedParts.differs``)."""
+
+    __slots__ = ("device", "differs", "fields", "others", "same", "template")
+
+    def __init__(self, device: Obj, parts: SharedParts) -> None:
+        attrs = device["attributes"]
+        self.device = device
+        self.template = {a: v if _textual(v) else _OTHER for a, v in attrs.items()}
+        self.fields = tuple(device)
+        self.same = tuple(k for k in self.fields if k not in _FREE)
+        self.others = tuple(a for a, v in self.template.items() if v is _OTHER)
+        self.differs: set[str | None] = set()
+        parts.hold(device)
+        parts.differs[id(device)] = self.differs
 
 
 def _textual(value: Any) -> bool:

@@ -212,6 +212,15 @@ class ClusterView(ABC):
                 return False
         return not label_selector or labels_match(parse_labels(label_selector), obj)
 
+    @property
+    def slice_parts(self) -> SharedParts | None:
+        """What the ResourceSlices read through this view share (``kube/compact.py``), among it
+        the device lists alike their models, for grouping devices by shape (``dra.devices``); None
+        when nothing compacted them. A live view's compactor is made here if no slice was read yet."""
+        if self._shared is None and self.live:
+            self._compactor()
+        return self._shared
+
     def _compactor(self) -> Any:
         """One SliceCompactor per view, so that every list of ResourceSlices shares its parts."""
         if getattr(self, "_slice_compactor", None) is None:

@@ -58,6 +58,9 @@ def test_a_malformed_shared_part_is_removed_and_named():
 
 # ---- lists alike their models (kube.compact finds them, k8s.shape checks them by their models) ----
 
+from random import Random  # noqa: E402
+
+from hypothesis import example  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 YES = "yes"  # one object, held by every device that draws it: an identical malformed field
@@ -70,13 +73,19 @@ FIELDS = {
     "capacity": st.sampled_from([{"memory": {"value": "80Gi"}}, {"memory": {"value": "lots"}}, {}]),
     "consumesCounters": st.sampled_from([[{"counterSet": "cs", "counters": {"m": {"value": "1Gi"}}}],
                                          [{"counterSet": 5}]]),
-    "allowMultipleAllocations": st.sampled_from([True, YES]),
+    "allowMultipleAllocations": st.sampled_from([True, YES, None]),  # null: removed, not named
 }
 DEVICES = st.fixed_dictionaries({}, optional=FIELDS) | st.sampled_from(["not a device", None])
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.lists(DEVICES, min_size=1, max_size=4), min_size=1, max_size=4), st.randoms())
+# a model cleaned without being checked (its list failed on an item before it): what is alike it
+# is checked device by device
+@example([["not a device", {"name": "gpu-0", "attributes": {3: {"string": "mig"}}}],
+          [{"name": "gpu-0", "attributes": {3: {"string": "mig"}}}]], Random(0))
+@example([["not a device", {"name": "gpu-0", "attributes": {}, "allowMultipleAllocations": None}],
+          [{"name": "gpu-0", "attributes": {}, "allowMultipleAllocations": None}]], Random(0))
 def test_a_list_checked_by_its_models_answers_as_device_by_device(lists, random):
     """Findings and the objects afterwards are the same whether a list alike its models is
     checked by them or device by device, in any order of the slices."""

@@ -60,8 +60,9 @@ def gather(view: ClusterView, kueue_namespace: str | None, *, uncharged: bool, s
     installation = installation_of(view, load_kueue_config(view, kueue_namespace))
     cluster_queues = view.try_list("ClusterQueue")
     slices = view.try_list("ResourceSlice")
+    pools = None if slices is None else group_pools(slices, view.slice_parts)
     facts = ClassesFacts(source=view.source, device_classes=device_classes, installation=installation,
-                         cluster_queues=cluster_queues, pools=group_pools(slices) if slices is not None else None,
+                         cluster_queues=cluster_queues, pools=pools,
                          cli="kubectl", findings=config_findings(installation.config, view))
     facts.cli = cli_of(view, installation.config)  # before "partial": a 403 it meets makes the answer partial
     if selector or field_selector:  # the server filters: every class is read above, findings span them

@@ -59,7 +59,7 @@ def charge_inputs(facts: ExplainFacts) -> ChargeInputs:
         evaluator=view.memo(("cel-evaluator", ctx.semantics.cel_dialect),
                             lambda: SelectorEvaluator(ctx.semantics.cel_dialect)),
         shared=view.memo(("charge-derivations", ctx.semantics.cel_dialect), dict),
-        rules=ctx.rules, adjust=adjust_inputs(facts), unreadable=unreadable)
+        rules=ctx.rules, adjust=adjust_inputs(facts), unreadable=unreadable, device_models=view.slice_parts)
 
 
 def _named(objects: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -16,7 +16,7 @@ from typing import Any
 from ... import gates as g
 from ...dra.cel import CelError, SelectorEvaluator, compile_selector
 from ...dra.device_classes import class_selectors, extended_resource_winners
-from ...dra.devices import Pool, ShapeIndex, group_pools
+from ...dra.devices import DeviceModels, Pool, ShapeIndex, group_pools
 from ...dra.published import Published, published
 from ...k8s.shape import Malformed
 from ...kube import errors
@@ -81,6 +81,8 @@ class Facts:
     uncharged: Uncharged | None = None  # devices allocated outside Kueue's accounting (None: claims unread)
     kueue_operator_served: bool = False  # the OpenShift operator's API (kueues.kueue.openshift.io) is served
     dropped: list[Dropped] = field(default_factory=list)  # gated fields written but not stored
+    #: what the reader found of the slices' devices (``dra.devices.DeviceModels``), for the grouping
+    device_models: DeviceModels | None = field(default=None, repr=False)
     _supplies: dict[Source, CounterSupply] = field(default_factory=dict, repr=False)
     _published: dict[str, Published] = field(default_factory=dict, repr=False)
 
@@ -160,7 +162,7 @@ class Facts:
     @cached_property
     def pools(self) -> list[Pool]:
         """The ResourceSlices as pools at their newest generation (empty when none were read)."""
-        return group_pools(self.slices or [])
+        return group_pools(self.slices or [], self.device_models)
 
     @cached_property
     def evaluator(self) -> SelectorEvaluator:
@@ -301,7 +303,7 @@ def gather(view: ClusterView, kueue_namespace: str | None = None, probe: bool = 
                  k8s_inputs=inp, k8s_gates=k8s_gates, kueue_gates=kueue_gates, probed=probed,
                  forbidden=list(view.unreadable), config_changed=changed, pods=pods, malformed=view.malformed,
                  cluster_version_problem=cluster_version_problem, uncharged=uncharged, dropped=dropped,
-                 kueue_operator_served=view.live and view.serves("Kueue"))
+                 kueue_operator_served=view.live and view.serves("Kueue"), device_models=view.slice_parts)
 
 
 def _controller_pods(view: ClusterView, install: KueueInstallation) -> list[Obj] | None:

@@ -23,6 +23,7 @@ from .evaluator import (
     compile_selector,
     device_activation,
     device_shape_key,
+    footprint_reads,
 )
 
 __all__ = [
@@ -38,4 +39,5 @@ __all__ = [
     "compile_selector",
     "device_activation",
     "device_shape_key",
+    "footprint_reads",
 ]

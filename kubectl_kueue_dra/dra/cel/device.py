@@ -13,7 +13,7 @@ keys get equal results (names, counters, taints and node placement are not part 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Collection, Hashable
 from itertools import filterfalse, repeat
 from typing import Any
 
@@ -263,6 +263,23 @@ def _projection(footprint: Footprint, driver: str, device: dict[str, Any], probl
                         if domain is None or _split_name(n, driver)[0] == domain]
             parts.append(tuple(sorted(selected)))
     return tuple(parts)
+
+
+def footprint_reads(footprint: Footprint | None, driver: str, names: Collection[str | None]) -> bool:
+    """Whether an expression with this footprint (None: it may read anything) can read one of
+    these attributes (None among them: any)."""
+    if not names:
+        return False
+    if footprint is None or None in names:
+        return True
+    for step in _plan(footprint, driver):
+        if step[0] == "one" and step[1] == "attributes":
+            if any(n in names for n in step[2]):
+                return True
+        elif step[0] == "some" and step[1] == "attributes":
+            if step[2] is None or any(_split_name(str(n), driver)[0] == step[2] for n in names):
+                return True
+    return False
 
 
 def grouping_keyer(footprint: Footprint, dialect: CelDialect = SCHEDULER,

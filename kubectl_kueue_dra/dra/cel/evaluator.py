@@ -43,7 +43,14 @@ from celpy.evaluation import CELEvalError
 
 from .analysis import analyze
 from .bind import expand_bindings
-from .device import device_activation, device_shape_key, grouping_keyer, projected_key
+from .device import (
+    _attribute_problem,
+    device_activation,
+    device_shape_key,
+    footprint_reads,
+    grouping_keyer,
+    projected_key,
+)
 from .errors import (
     KUEUE_DRA_V036,
     MAX_EXPRESSION_LENGTH,
@@ -74,6 +81,7 @@ __all__ = [
     "compile_selector",
     "device_activation",
     "device_shape_key",
+    "footprint_reads",
 ]
 
 
@@ -287,6 +295,10 @@ class SelectorEvaluator:
         self._groupings += 1
         dialect, problems = self.dialect, (self._problems if self._groupings > 1 else None)
         return grouping_keyer(union, dialect, problems)
+
+    def attribute_problem(self, driver: str, device: dict[str, Any]) -> str | None:
+        """Why this dialect could not convert the device's attributes, or None."""
+        return _attribute_problem(driver, device, self.dialect)
 
     def union_footprint(self, selector_lists: Sequence[Sequence[str]]) -> Footprint | None:
         """Every part of a device these selector lists can read together, or None when one of

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...dra.cel import SelectorEvaluator
-from ...dra.devices import Pool, group_pools
+from ...dra.devices import DeviceModels, Pool, group_pools
 from ..config.mappings import Mapping, Source, lookup
 from ..install.semantics import DRAGates, Semantics
 from ..workloads.adjust import AdjustInputs
@@ -44,6 +44,8 @@ class ChargeInputs:
     #: devices a check walks): pass one dict to every workload's inputs of a run (``explain -A``)
     #: and each is derived once, not once per workload
     shared: dict[tuple[Any, ...], Any] = field(default_factory=dict)
+    #: what the reader found of the slices' devices (``dra.devices.DeviceModels``), for the grouping
+    device_models: DeviceModels | None = None
 
     def __post_init__(self) -> None:
         if self.evaluator is None:
@@ -72,7 +74,7 @@ class ChargeInputs:
         return [s for s in self.slices if (s.get("spec") or {}).get("driver") == driver]
 
     def pools(self, driver: str) -> list[Pool]:
-        return self.derived(("pools", driver), lambda: group_pools(self.driver_slices(driver)))  # type: ignore[no-any-return]
+        return self.derived(("pools", driver), lambda: group_pools(self.driver_slices(driver), self.device_models))  # type: ignore[no-any-return]
 
     def mapping_for(self, device_class: str) -> Mapping | None:
         return lookup(self.mappings, device_class, last_wins=self.semantics.last_mapping_wins)
