@@ -74,6 +74,8 @@ class ShapeIndex:
     everything the given selector lists can read (``SelectorEvaluator.group_keyer``), so one
     evaluation on the group's first device answers for all of them. Built once, it serves every
     list it was built for; results are the ones a per-device loop would give, in the same order.
+    A device alike its model (``Pool.models``) is keyed as the model, once per model, when no list
+    reads an attribute that differs between them.
     """
 
     def __init__(self, pools: Sequence[Pool], selector_lists: Sequence[Sequence[str]],
@@ -119,9 +121,11 @@ class ShapeIndex:
 
 
 class DeviceModels(Protocol):
-    """What ``kube.compact`` found of the devices it read (``k8s.shape.SharedParts``): id of a
-    device list -> (the list, each device's *model*: a device it is alike, every selector reading
-    it as the model but for the attributes in ``differs``, the distinct models)."""
+    """What the reader found of the devices it read (``k8s.shape.SharedParts``, filled by
+    ``kube.compact``). ``alike``: id of a device list -> (the list, each device's model, the
+    distinct models); a device is alike its model in every part a selector can read but the
+    attributes named in ``differs[id(model)]`` (None among them: a value that differs is not a
+    plain string)."""
 
     alike: dict[int, tuple[list[Any], tuple[Any, ...], tuple[Any, ...]]]
     differs: dict[int, set[str | None]]

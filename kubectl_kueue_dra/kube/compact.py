@@ -16,8 +16,12 @@ rather than the number of devices:
 Values stay plain dicts/lists equal to what was parsed, so nothing downstream changes — but they
 are shared: objects read through a ClusterView are read-only. ``parts`` names the shared
 capacities, counter consumptions, attribute values, pools and shared counter sets (the compactor
-keeps them alive),
-so that the shape check (``k8s.shape``) looks at each of them once, not once per device.
+keeps them alive), so that the shape check (``k8s.shape``) looks at each of them once, not once
+per device. It also names each device's *model* where the device is alike it (``SharedParts.
+alike``): the first device of the same name and shared capacity, whose fields the device holds as
+the very same objects but for its name and the values of some attributes (a uuid); a list of such
+devices is shape-checked by its models, and its devices grouped by shape as their models are
+(``dra.devices.ShapeIndex``), once per model rather than once per device.
 """
 
 from __future__ import annotations
