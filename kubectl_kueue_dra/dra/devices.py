@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from operator import methodcaller
 from typing import Any, Protocol
 from collections.abc import Iterable, Iterator, Sequence
 
@@ -69,6 +70,21 @@ class MatchCount:
     unevaluable: dict[str, int] = field(default_factory=dict)
 
 
+_NAME = methodcaller("get", "name")
+
+
+@dataclass
+class GroupTotals:
+    """Devices per group over the complete pools: ``all`` of them, and ``named`` those of pools
+    whose device names are distinct, in the order groups are first met; ``repeated``: (devices,
+    their group ids) of each complete pool whose names repeat (the API forbids it: such a pool
+    counts by name)."""
+
+    all: dict[int, int] = field(default_factory=dict)
+    named: dict[int, int] = field(default_factory=dict)
+    repeated: list[tuple[list[dict[str, Any]], list[int]]] = field(default_factory=list)
+
+
 class ShapeIndex:
     """The devices of some pools, each tagged with a group: devices of one group are alike in
     everything the given selector lists can read (``SelectorEvaluator.group_keyer``), so one
@@ -104,7 +120,22 @@ class ShapeIndex:
     @cached_property
     def distinct_names(self) -> list[bool]:
         """Per pool (in ``pools`` order): whether its devices' names are distinct, as the API requires."""
-        return [len({str(d.get("name")) for d in devices}) == len(devices) for _, devices, _, _ in self.pools]
+        return [len(set(map(str, map(_NAME, devices)))) == len(devices) for _, devices, _, _ in self.pools]
+
+    @cached_property
+    def complete_totals(self) -> GroupTotals:
+        """The group sizes summed over the complete pools (``GroupTotals``)."""
+        out = GroupTotals()
+        for (pool, devices, ids, counts), distinct in zip(self.pools, self.distinct_names):
+            if not pool.complete:
+                continue
+            for gid, n in counts.items():
+                out.all[gid] = out.all.get(gid, 0) + n
+                if distinct:
+                    out.named[gid] = out.named.get(gid, 0) + n
+            if not distinct:
+                out.repeated.append((devices, ids))
+        return out
 
     def covers(self, selectors: Sequence[str]) -> bool:
         return tuple(selectors) in self.selector_lists

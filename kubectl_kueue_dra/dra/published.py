@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from itertools import chain
 from dataclasses import dataclass, field
 from operator import methodcaller
 from typing import Any
@@ -30,18 +31,19 @@ def published(slices: Iterable[dict[str, Any]], driver: str) -> Published:
     # makes equal ones one object): each distinct object's names are read once, with how many
     # devices hold it (counted by identity, at C speed); names still count in the order they are
     # first met
-    held: dict[str, Counter[int]] = {COUNTER: Counter(), CAPACITY: Counter()}  # kind -> id -> devices
-    values: dict[int, Any] = {}  # id -> the object (the devices keep it alive)
+    device_lists = []
     for s in slices:
         spec = s.get("spec") or {}
         if spec.get("driver") != driver:
             continue
         out.slices += 1
-        devices = spec.get("devices") or []
-        for kind, part in _PARTS:
-            found = list(filter(None, map(part, devices)))
-            held[kind].update(map(id, found))
-            values.update(zip(map(id, found), found))
+        device_lists.append(spec.get("devices") or [])
+    held: dict[str, Counter[int]] = {}  # kind -> id -> devices
+    values: dict[int, Any] = {}  # id -> the object (the devices keep it alive)
+    for kind, part in _PARTS:
+        found = list(filter(None, map(part, chain.from_iterable(device_lists))))
+        held[kind] = Counter(map(id, found))
+        values.update(zip(map(id, found), found))
     for kind, counts in held.items():
         table = out.names(kind)
         for key, devices in counts.items():

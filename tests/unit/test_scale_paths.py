@@ -433,6 +433,50 @@ def test_counter_supply_reads_each_shared_consumption_once_with_the_same_answer(
         assert (got.devices, got.smallest) == (len(values), min(values))
 
 
+@pytest.mark.parametrize("selector", [None, MIG, PROFILE, GPU, f"{MIG} && device.attributes['{NV}'].uuid != 'MIG-3-1'"])
+def test_counter_supply_of_alike_pools_read_once_counts_every_pool(selector):
+    """Pools whose devices hold the same consumesCounters lists in the same order are read once,
+    and every pool still adds its own counter sets: the supply (through a ShapeIndex, compacted)
+    is the one counted device by device on an uncompacted copy."""
+    from kubectl_kueue_dra.dra.quantity import parse_quantity
+    from kubectl_kueue_dra.kueue.config.mappings import Source
+    from kubectl_kueue_dra.kueue.queues.supply import counter_supply
+
+    shared, own = cluster(bad_version=False), cluster(bad_version=False)
+    compact = SliceCompactor()
+    for s in shared:
+        compact(s)
+    for slices in (shared, own):  # each node's counter set holds a different total
+        for n, s in enumerate(slices):
+            s["spec"]["sharedCounters"] = [{"name": "cs", "counters": {"memory": {"value": f"{80 + n}Gi"}}}]
+    source = Source("counter", "memory", NV, selector)
+    evaluator = SelectorEvaluator()
+    pools = group_pools(shared)
+    index = ShapeIndex(pools, [[selector] if selector else []], evaluator)
+    got = counter_supply(pools, source, evaluator, index)
+    want_devices, want_values, want_total, errors = 0, [], None, {}
+    for pool in group_pools(own):
+        if not pool.complete:
+            continue
+        hit = False
+        for d in pool.devices():
+            try:
+                ok = evaluator.matches([selector] if selector else [], NV, d)
+            except CelError as e:
+                errors[str(e)] = errors.get(str(e), 0) + 1
+                continue
+            if ok:
+                hit = True
+                want_devices += 1
+                want_values.append(parse_quantity(d["consumesCounters"][0]["counters"]["memory"]["value"]))
+        if hit:
+            q = parse_quantity(pool.slices[0]["spec"]["sharedCounters"][0]["counters"]["memory"]["value"])
+            want_total = q if want_total is None else want_total + q
+    assert (got.devices, got.total, got.errors) == (want_devices, want_total, errors)
+    assert got.smallest == (min(want_values) if want_values else None)
+    assert got.devices > 0 or selector == GPU and got.errors
+
+
 def test_consumable_capacity_evidence_looks_at_each_shared_capacity_once():
     from kubectl_kueue_dra.gates.kubernetes import DRA_CONSUMABLE, objects_evidence
 

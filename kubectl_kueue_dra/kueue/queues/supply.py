@@ -5,8 +5,11 @@ scheduler and Kueue use)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import methodcaller
 from typing import Any
 
 from ...dra.cel import CelError, SelectorEvaluator, compile_selector
@@ -30,34 +33,52 @@ def matching(pools: Sequence[Pool], selectors: Sequence[str], evaluator: Selecto
     """Devices of complete pools (of ``driver``, when given) for which every selector is true.
     ``index``: a ShapeIndex of these pools; when it covers ``selectors`` they are evaluated once
     per group of alike devices (same answers, same order)."""
+    per_pool, errors = matching_by_pool(pools, selectors, evaluator, driver, index)
+    return Match([(pool, device) for pool, devices in per_pool for device in devices], errors)
+
+
+def matching_by_pool(pools: Sequence[Pool], selectors: Sequence[str], evaluator: SelectorEvaluator,
+                     driver: str | None = None, index: ShapeIndex | None = None,
+                     ) -> tuple[list[tuple[Pool, Sequence[Obj]]], dict[str, int]]:
+    """``matching``, pool by pool: each complete pool with a matching device and those devices in
+    order, and the errors (CEL error -> devices that hit it, first met first)."""
+    out: list[tuple[Pool, Sequence[Obj]]] = []
+    errors: dict[str, int] = {}
     if index is not None and index.covers(selectors):
-        return _indexed_matching(index, selectors, driver)
-    out = Match()
+        outcomes = index.outcomes(selectors)
+        matched = [_matched(ok) for ok in outcomes]
+        for pool, devices, ids, counts in index.pools:
+            if not pool.complete or (driver is not None and pool.driver != driver):
+                continue
+            _add_errors(errors, outcomes, counts)
+            hits = [matched[gid] for gid in counts]
+            if all(hits):
+                out.append((pool, devices))
+            elif any(hits):  # the matching devices picked at C speed by their groups' answers
+                out.append((pool, list(compress(devices, map(matched.__getitem__, ids)))))
+        return out, errors
     for pool in pools:
         if not pool.complete or (driver is not None and pool.driver != driver):
             continue
+        found = []
         for device in pool.devices():
             try:
                 if evaluator.matches(selectors, pool.driver, device):
-                    out.devices.append((pool, device))
+                    found.append(device)
             except CelError as e:
-                out.errors[str(e)] = out.errors.get(str(e), 0) + 1
-    return out
+                errors[str(e)] = errors.get(str(e), 0) + 1
+        if found:
+            out.append((pool, found))
+    return out, errors
 
 
-def _indexed_matching(index: ShapeIndex, selectors: Sequence[str], driver: str | None) -> Match:
-    outcomes = index.outcomes(selectors)
-    out = Match()
-    for pool, devices, ids, _ in index.pools:
-        if not pool.complete or (driver is not None and pool.driver != driver):
-            continue
-        for device, gid in zip(devices, ids):
-            ok = outcomes[gid]
-            if isinstance(ok, CelError):
-                out.errors[str(ok)] = out.errors.get(str(ok), 0) + 1
-            elif ok:
-                out.devices.append((pool, device))
-    return out
+def _add_errors(errors: dict[str, int], outcomes: Sequence[bool | CelError], counts: dict[int, int]) -> None:
+    """Add the devices of the groups (group id -> devices) whose selectors raised, by message.
+    Groups are in the order their first devices were met, so messages are too."""
+    for gid, n in counts.items():
+        ok = outcomes[gid]
+        if isinstance(ok, CelError):
+            errors[str(ok)] = errors.get(str(ok), 0) + n
 
 
 def device_key(pool: Pool, device: Obj) -> tuple[str, str, str]:
@@ -84,22 +105,15 @@ def _matched(outcome: bool | CelError) -> bool:
 
 
 def _indexed_count(index: ShapeIndex, selectors: Sequence[str]) -> tuple[int, dict[str, int]]:
-    """``count_devices`` of one list from the group sizes: a pool whose device names are distinct
-    (as the API requires) adds its matching groups' sizes; any other is counted device by device."""
+    """``count_devices`` of one list from the group sizes summed over the complete pools (each
+    pool whose device names repeat, which the API forbids, counted by name)."""
     outcomes = index.outcomes(selectors)
+    totals = index.complete_totals
+    count = sum(n for gid, n in totals.named.items() if _matched(outcomes[gid]))
+    for devices, ids in totals.repeated:
+        count += len({str(d.get("name")) for d, gid in zip(devices, ids) if _matched(outcomes[gid])})
     errors: dict[str, int] = {}
-    count = 0
-    for (pool, devices, ids, counts), distinct in zip(index.pools, index.distinct_names):
-        if not pool.complete:
-            continue
-        if not distinct:
-            count += len({str(d.get("name")) for d, gid in zip(devices, ids) if _matched(outcomes[gid])})
-        else:
-            count += sum(n for gid, n in counts.items() if _matched(outcomes[gid]))
-        for gid, n in counts.items():
-            ok = outcomes[gid]
-            if isinstance(ok, CelError):
-                errors[str(ok)] = errors.get(str(ok), 0) + n
+    _add_errors(errors, outcomes, totals.all)
     return count, errors
 
 
@@ -127,6 +141,9 @@ def _consumed(held: Any, counter: str, cache: dict[Any, Quantity | None]) -> Ite
             yield str(entry.get("counterSet")), q
 
 
+_CONSUMES = methodcaller("get", "consumesCounters")
+
+
 @dataclass
 class CounterSupply:
     total: Quantity | None  # sum of the shared counter sets the matching devices draw from
@@ -135,27 +152,53 @@ class CounterSupply:
     errors: dict[str, int]
 
 
+@dataclass
+class _PoolConsumption:
+    devices: int  # devices that consume the counter
+    sets: set[str]  # the counter sets they draw from
+    values: dict[int, Quantity]  # the distinct values they consume (by id), first met first
+
+
+def _pool_consumption(held: list[Any], counter: str, cache: dict[Any, Quantity | None],
+                      consumptions: dict[int, list[tuple[str, Quantity]]]) -> _PoolConsumption:
+    """What a pool's devices (their consumesCounters lists, ``held``) consume of ``counter``; each
+    distinct list read once (``consumptions``: by id, shared across pools)."""
+    out = _PoolConsumption(0, set(), {})
+    lists = dict(zip(map(id, held), held))
+    for key, n in Counter(map(id, held)).items():
+        consumed = consumptions.get(key)
+        if consumed is None:
+            consumed = consumptions[key] = list(_consumed(lists[key], counter, cache))
+        if consumed:
+            out.devices += n
+        for counter_set, value in consumed:
+            out.sets.add(counter_set)
+            out.values.setdefault(id(value), value)
+    return out
+
+
 def counter_supply(pools: Sequence[Pool], source: Source, evaluator: SelectorEvaluator,
                    index: ShapeIndex | None = None) -> CounterSupply:
     selectors = [source.selector] if source.selector else []
-    found = matching(pools, selectors, evaluator, driver=source.driver, index=index)
+    per_pool, errors = matching_by_pool(pools, selectors, evaluator, source.driver, index)
     sets: set[tuple[str, str]] = set()
     values: dict[int, Quantity] = {}  # the distinct parsed values, first seen first
     devices = 0
     cache: dict[Any, Quantity | None] = {}
-    # devices of one model share one consumesCounters list (kube/compact.py): read each list once
-    # (the devices hold them, so an id is not reused while this runs)
+    # devices of one model share one consumesCounters list (kube/compact.py), and alike nodes hold
+    # the same lists in the same order: a pool's consumption is read once per such sequence
     consumptions: dict[int, list[tuple[str, Quantity]]] = {}
-    for pool, device in found.devices:
-        held = device.get("consumesCounters")
-        consumed = consumptions.get(id(held))
-        if consumed is None:
-            consumed = consumptions[id(held)] = list(_consumed(held, source.name, cache))
-        if consumed:
-            devices += 1
-        for counter_set, value in consumed:
-            sets.add((pool.name, counter_set))
-            values.setdefault(id(value), value)
+    pools_read: dict[tuple[int, ...], _PoolConsumption] = {}
+    for pool, matched in per_pool:
+        held = list(map(_CONSUMES, matched))
+        key = tuple(map(id, held))  # the devices keep the lists alive: no id is reused meanwhile
+        read = pools_read.get(key)
+        if read is None:
+            read = pools_read[key] = _pool_consumption(held, source.name, cache, consumptions)
+        devices += read.devices
+        sets.update((pool.name, name) for name in read.sets)
+        for value_id, value in read.values.items():
+            values.setdefault(value_id, value)
     smallest = min(values.values()) if values else None  # the first of equal minima, as a running min
     total: Quantity | None = None
     for pool in pools:
@@ -169,7 +212,7 @@ def counter_supply(pools: Sequence[Pool], source: Source, evaluator: SelectorEva
                 q = None if text is None else _parsed(text, cache)
                 if q is not None:
                     total = q if total is None else total + q
-    return CounterSupply(total, smallest, devices, found.errors)
+    return CounterSupply(total, smallest, devices, errors)
 
 
 def resource_supply(pools: Sequence[Pool], *, classes: Sequence[str], mapping: Mapping | None,
