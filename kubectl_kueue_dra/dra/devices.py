@@ -161,6 +161,8 @@ class DeviceModels(Protocol):
     alike: dict[int, tuple[list[Any], tuple[Any, ...], tuple[Any, ...]]]
     differs: dict[int, set[str | None]]
 
+    def models_of(self, items: list[Any]) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None: ...
+
 
 class _ModelKeyer:
     """The group key of each device: its model's (computed once per model) when no selector reads
@@ -179,11 +181,11 @@ class _ModelKeyer:
             return
         for s in pool.slices:
             devices = (s.get("spec") or {}).get("devices") or []
-            found = models.alike.get(id(devices))
-            if found is None or found[0] is not devices:
+            found = models.models_of(devices)
+            if found is None:
                 yield from (keyer(driver, device) for device in devices)
                 continue
-            for device, model in zip(devices, found[1]):
+            for device, model in zip(devices, found[0]):
                 key = self.known.get(id(model), _UNKNOWN)
                 if key is _UNKNOWN:
                     key = self.known[id(model)] = self._model_key(driver, model, models)

@@ -10,7 +10,10 @@ from collections.abc import Iterable
 from itertools import chain
 from dataclasses import dataclass, field
 from operator import methodcaller
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .devices import DeviceModels
 
 COUNTER, CAPACITY = "counter", "capacity"
 
@@ -25,32 +28,59 @@ class Published:
         return self.counters if kind == COUNTER else self.capacities
 
 
-def published(slices: Iterable[dict[str, Any]], driver: str) -> Published:
+def published(slices: Iterable[dict[str, Any]], driver: str, models: DeviceModels | None = None) -> Published:
+    """``models``: what the reader found of the slices' devices (``DeviceModels``): a device list
+    alike its models holds their parts, so a sequence of models met again is counted, not read."""
     out = Published()
     # devices of one model share their counter consumptions and capacities (``kube/compact.py``
     # makes equal ones one object): each distinct object's names are read once, with how many
     # devices hold it (counted by identity, at C speed); names still count in the order they are
     # first met
-    device_lists = []
+    held: dict[str, Counter[int]] = {COUNTER: Counter(), CAPACITY: Counter()}  # kind -> id -> devices
+    values: dict[int, Any] = {}  # id -> the object (the devices keep it alive)
+    again: dict[int, list[Any]] = {}  # id of a sequence of models -> [its parts' counts, times met]
+    unread: list[list[Any]] = []  # device lists not read yet (read together, in order)
     for s in slices:
         spec = s.get("spec") or {}
         if spec.get("driver") != driver:
             continue
         out.slices += 1
-        device_lists.append(spec.get("devices") or [])
-    held: dict[str, Counter[int]] = {}  # kind -> id -> devices
-    values: dict[int, Any] = {}  # id -> the object (the devices keep it alive)
-    for kind, part in _PARTS:
-        found = list(filter(None, map(part, chain.from_iterable(device_lists))))
-        held[kind] = Counter(map(id, found))
-        values.update(zip(map(id, found), found))
-    for kind, counts in held.items():
+        devices = spec.get("devices") or []
+        found = models.models_of(devices) if models is not None else None
+        if found is None:
+            unread.append(devices)
+            continue
+        seen = again.get(id(found[0]))
+        if seen is not None:
+            seen[1] += 1
+            continue
+        _count(unread, held, values)
+        unread = []
+        again[id(found[0])] = [_count([list(found[0])], held, values), 1]
+    _count(unread, held, values)
+    for counts, times in again.values():
+        for kind, by_id in counts.items():
+            for key, n in by_id.items():
+                held[kind][key] += n * (times - 1)
+    for kind, by_kind in held.items():
         table = out.names(kind)
-        for key, devices in counts.items():
+        for key, devices in by_kind.items():
             value = values[key]
             names = {n for e in value for n in (e.get("counters") or {})} if kind == COUNTER else value
             for name in names:
                 table[name] = table.get(name, 0) + devices
+    return out
+
+
+def _count(device_lists: list[list[Any]], held: dict[str, Counter[int]],
+           values: dict[int, Any]) -> dict[str, Counter[int]]:
+    """Add the parts the devices hold to ``held`` (and ``values``); what these devices hold."""
+    out = {}
+    for kind, part in _PARTS:
+        found = list(filter(None, map(part, chain.from_iterable(device_lists))))
+        out[kind] = Counter(map(id, found))
+        held[kind].update(out[kind])
+        values.update(zip(map(id, found), found))
     return out
 
 

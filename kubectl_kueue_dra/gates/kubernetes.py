@@ -6,12 +6,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from operator import methodcaller
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .model import (DRA, DRA_CONSUMABLE, DRA_EXTENDED, DRA_PARTITIONABLE, K8S_GATES, Evidence,
                     GateState, resolve)
 from .openshift import featuregate_spec, featuregate_spec_evidence, featuregate_status_evidence
 from .versions import kube_minor  # noqa: F401  (gates.kube_minor: the one parser of a server's version)
+
+if TYPE_CHECKING:
+    from ..dra.devices import DeviceModels
 
 # Upstream stage and default per Kubernetes minor: the versioned feature specs of k8s.io/kubernetes
 # pkg/features/kube_features.go (v1.36.3), the 1.37 entry from the research notes (k8s-dra-api.md
@@ -133,8 +136,10 @@ def metrics_evidence(gate: str, metrics: dict[str, FeatureMetric] | None, proble
 # ---- evidence from stored objects and dry-run probes --------------------------------------------
 
 def objects_evidence(gate: str, device_classes: list[dict[str, Any]] | None,
-                     slices: list[dict[str, Any]] | None) -> Evidence | None:
-    """Only positive: a stored gated field shows the gate was on when the object was written."""
+                     slices: list[dict[str, Any]] | None, models: DeviceModels | None = None) -> Evidence | None:
+    """Only positive: a stored gated field shows the gate was on when the object was written.
+    ``models``: what the reader found of the slices' devices; a device list alike its models holds
+    their fields, so the distinct models are looked at, once for every list alike them."""
     if gate == DRA_EXTENDED:
         for dc in device_classes or []:
             if (dc.get("spec") or {}).get("extendedResourceName"):
@@ -142,9 +147,14 @@ def objects_evidence(gate: str, device_classes: list[dict[str, Any]] | None,
                                                  "spec.extendedResourceName (kept only while the gate is on)")
     if gate in (DRA_PARTITIONABLE, DRA_CONSUMABLE):
         plain: set[int] = set()  # capacities without a requestPolicy (devices of a model share one)
+        looked: set[int] = set()  # ids of the distinct models of lists looked at
         for s in slices or []:
             spec = s.get("spec") or {}
             devices = spec.get("devices") or []
+            found = models.models_of(devices) if models is not None else None
+            if found is not None:
+                devices = [] if id(found[1]) in looked else list(found[1])
+                looked.add(id(found[1]))
             if gate == DRA_PARTITIONABLE and any(map(_CONSUMES, devices)):
                 return Evidence("objects", True, f"ResourceSlice {s['metadata']['name']} has "
                                                  "consumesCounters (kept only while the gate is on)")
@@ -262,6 +272,7 @@ class KubernetesInputs:
     openshift_version: str | None = None
     device_classes: list[dict[str, Any]] | None = None
     slices: list[dict[str, Any]] | None = None
+    device_models: DeviceModels | None = field(default=None, repr=False, compare=False)  # of the slices
     #: gate → a stored object that was written with the gate's field, which the server dropped
     dropped: dict[str, Evidence] = field(default_factory=dict)
     #: gate → what the stored objects say of it, looked for once (the classes and slices do not
@@ -270,7 +281,7 @@ class KubernetesInputs:
 
     def stored_evidence(self, gate: str) -> Evidence | None:
         if gate not in self._stored:
-            self._stored[gate] = objects_evidence(gate, self.device_classes, self.slices)
+            self._stored[gate] = objects_evidence(gate, self.device_classes, self.slices, self.device_models)
         return self._stored[gate]
 
 

@@ -146,6 +146,7 @@ def _clean(value: Any, shape: Any, path: str, found: list[tuple[str, str, str]],
             value[:] = keep
     if changed and shared is not None and shared.held.get(id(value)) is value:
         shared.failed.add((id(value), id(shape)))
+        shared.models_fit.clear()
     return True, changed
 
 
@@ -169,6 +170,9 @@ class SharedParts:
     #: id of a model -> the attributes whose values differ in an item alike it; None among them
     #: when a value that differs is not a plain string (``{"string": …}``)
     differs: dict[int, set[str | None]] = field(default_factory=dict)
+    #: (id of a tuple of distinct models, id of their shape) -> the tuple, when each model fits:
+    #: alike lists share the tuple (``kube.compact``), so it is looked at once
+    models_fit: dict[tuple[int, int], tuple[Any, ...]] = field(default_factory=dict)
 
     def hold(self, value: Any) -> None:
         self.held[id(value)] = value
@@ -177,11 +181,18 @@ class SharedParts:
         """``items`` are alike ``models``, one each (``distinct``: each once; every one held)."""
         self.alike[id(items)] = (items, models, distinct)
 
+    def models_of(self, items: list[Any]) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None:
+        """(each item's model, the distinct models) when ``items`` are alike their models (an item
+        holds its model's very objects in every field but ``name`` and ``attributes``), else None."""
+        found = self.alike.get(id(items))
+        return (found[1], found[2]) if found is not None and found[0] is items else None
+
     def release(self, value: Any) -> None:
         """No longer shared: checked with each object that holds it again."""
         if self.held.get(id(value)) is value:
             del self.held[id(value)]
             self.valid = {v for v in self.valid if v[0] != id(value)}
+            self.models_fit.clear()
 
 
 Validator = Callable[[Any, "SharedParts | None"], bool]
@@ -280,10 +291,13 @@ def _build(shape: Any) -> Validator:
 
 
 def _models_fit(models: tuple[Any, ...], element: Validator, key: int, shared: SharedParts) -> bool:
+    if shared.models_fit.get((id(models), key)) is models:
+        return True
     for model in models:
         if shared.held.get(id(model)) is not model or (id(model), key) in shared.failed \
                 or not element(model, shared):
             return False
+    shared.models_fit[(id(models), key)] = models
     return True
 
 

@@ -490,6 +490,48 @@ def test_consumable_capacity_evidence_looks_at_each_shared_capacity_once():
     assert evidence is not None and evidence.enabled is True and "s5" in evidence.detail
 
 
+def _with_models(*groups):
+    """The slices of each (slices, compacted) group in order; the compacted ones through one
+    SliceCompactor (alike lists share their models), and its parts."""
+    compact, out = SliceCompactor(), []
+    for slices, compacted in groups:
+        for s in slices:
+            out.append(compact(s) if compacted else s)
+    return out, compact.parts
+
+
+def test_published_by_models_counts_as_device_by_device():
+    """Lists alike a sequence of models met before are counted from it, not read: the same counts,
+    names in the same order, as reading every device, with uncompacted lists in between."""
+    from kubectl_kueue_dra.dra.published import published
+
+    first = cluster(nodes=6)
+    first[3]["spec"]["devices"][1]["consumesCounters"] = [{"counterSet": "cs", "counters": {"late": {"value": "1"}}}]
+    slices, parts = _with_models((first, True), (copy.deepcopy(cluster(nodes=2)), False), (cluster(nodes=5), True))
+    sequences = [parts.models_of(s["spec"]["devices"]) for s in slices]
+    assert len({id(m[0]) for m in sequences if m}) < sum(1 for m in sequences if m)  # sequences met again
+    got, want = published(slices, NV, parts), published(slices, NV)
+    assert (got.slices, got.counters, got.capacities) == (want.slices, want.counters, want.capacities)
+    assert (list(got.counters), list(got.capacities)) == (list(want.counters), list(want.capacities))
+    assert got.counters["late"] == 1 and got.counters["memory"] == sum(len(s["spec"]["devices"]) for s in slices) - 1
+
+
+@pytest.mark.parametrize("where", [None, 0, 3])
+def test_gate_evidence_by_models_is_the_evidence_device_by_device(where):
+    """The stored consumable-capacity fields are found through the distinct models of lists alike
+    them as in every device, in the same slice."""
+    from kubectl_kueue_dra.gates.kubernetes import DRA_CONSUMABLE, DRA_PARTITIONABLE, objects_evidence
+
+    own = cluster(nodes=6)
+    if where is not None:  # a capacity with a requestPolicy, on one node's device (and its models)
+        own[where]["spec"]["devices"][1]["capacity"] = {"memory": {"value": "1Gi", "requestPolicy": {"default": "1Gi"}}}
+    slices, parts = _with_models((copy.deepcopy(own), True))
+    for gate in (DRA_CONSUMABLE, DRA_PARTITIONABLE):
+        got, want = objects_evidence(gate, None, slices, parts), objects_evidence(gate, None, own)
+        assert (got and (got.enabled, got.detail)) == (want and (want.enabled, want.detail))
+    assert (objects_evidence(DRA_CONSUMABLE, None, slices, parts) is None) == (where is None)
+
+
 @pytest.mark.parametrize("doc", DOCS, ids=range(len(DOCS)))
 @pytest.mark.parametrize("chunk", [1, 2, 3, 7, 64, 1 << 20])
 @pytest.mark.parametrize("indent", [None, 2])

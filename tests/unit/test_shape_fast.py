@@ -120,6 +120,10 @@ def test_alike_lists_are_found_and_checked_by_their_models():
     assert all(compact.parts.alike[id(s["spec"]["devices"])][1] == tuple(firsts) for s in slices)
     for s in slices:
         assert check_object("ResourceSlice", s, SHAPES["ResourceSlice"], compact.parts) == []
+    # the lists share one tuple of distinct models, looked at once for all of them
+    distinct = compact.parts.alike[id(firsts)][2]
+    assert all(compact.parts.alike[id(s["spec"]["devices"])][2] is distinct for s in slices)
+    assert list(compact.parts.models_fit.values()) == [distinct]
     # checked by the models alone: a field spoiled after compaction (objects read through a view
     # are read-only) is not looked at
     slices[2]["spec"]["devices"][1]["name"] = 7

@@ -195,7 +195,7 @@ class Facts:
     def published(self, driver: str) -> Published:
         """What ``driver``'s ResourceSlices publish (``dra.published``), read once per run."""
         if driver not in self._published:
-            self._published[driver] = published(self.slices or [], driver)
+            self._published[driver] = published(self.slices or [], driver, self.device_models)
         return self._published[driver]
 
 
@@ -242,7 +242,7 @@ def gather(view: ClusterView, kueue_namespace: str | None = None, probe: bool = 
     openshift = openshift_platform(feature_gate, cluster_version, config.kind)
 
     inp = g.KubernetesInputs(feature_gate=feature_gate, device_classes=lists["DeviceClass"],
-                             slices=lists["ResourceSlice"])
+                             slices=lists["ResourceSlice"], device_models=view.slice_parts)
     dropped = dropped_fields(of_kind(lists["DeviceClass"], "DeviceClass") + of_kind(lists["ResourceSlice"],
                                                                                    "ResourceSlice"))
     inp.dropped = dropped_evidence(dropped)
