@@ -5,7 +5,8 @@ source selector, the class and the request, with Kueue's first CEL error."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from itertools import compress, repeat
+from typing import Any, cast
 
 from ...dra.cel import CelCompileError, CelEvalError, SelectorEvaluator
 from ...dra.devices import Pool, ShapeIndex
@@ -84,18 +85,19 @@ def _match(inputs: ChargeInputs, driver: str,
         outcomes = [_outcome(inputs.evaluator, steps, d, device) for d, device in index.representatives]
     except Unknowable as e:
         return e
+    hit = [outcome is True for outcome in outcomes]
+    failed = [outcome is not True and outcome is not False for outcome in outcomes]
     matched: list[tuple[Pool, dict[str, Any]]] = []
     pools = 0
-    for pool, devices, ids, _ in index.pools:
-        before = len(matched)
-        for device, gid in zip(devices, ids):
-            outcome = outcomes[gid]
-            if outcome is True:
-                matched.append((pool, device))
-            elif outcome is not False:
-                what, err = outcome
-                return _Failed(what, device.get("name"), err.detail)
-        pools += len(matched) > before
+    for pool, devices, ids, counts in index.pools:
+        if any(failed[gid] for gid in counts):  # Kueue stops at the first device that fails
+            device, gid = next((d, g) for d, g in zip(devices, ids) if failed[g])
+            what, err = cast(tuple[str, CelEvalError], outcomes[gid])
+            return _Failed(what, device.get("name"), err.detail)
+        hits = [hit[gid] for gid in counts]
+        if any(hits):  # the pool's matching devices, picked at C speed by their groups' answers
+            pools += 1
+            matched.extend(zip(repeat(pool), devices if all(hits) else compress(devices, map(hit.__getitem__, ids))))
     return Matched(matched, pools)
 
 

@@ -4,6 +4,7 @@ availability check (enough devices in the cluster match each request with select
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from ...dra.cel import CelCompileError, CelEvalError, SelectorEvaluator
@@ -126,7 +127,7 @@ def _needs_every_slice(inputs: ChargeInputs, podsets: list[PodSet]) -> bool:
     return False
 
 
-def _cel_check_devices(inputs: ChargeInputs, requests: list[CelRequest]) -> list[tuple[str, dict[str, Any]]]:
+def _cel_check_devices(inputs: ChargeInputs, requests: list[CelRequest]) -> _SliceDevices:
     """(driver, device) the availability check walks: every slice, unless every CEL request is of
     a counter- or capacity-sourced class (then only those drivers' slices)."""
     drivers: list[str] | None = None
@@ -138,12 +139,23 @@ def _cel_check_devices(inputs: ChargeInputs, requests: list[CelRequest]) -> list
                 if d not in drivers:
                     drivers.append(d)
     return inputs.derived(("cel-check-devices", None if drivers is None else tuple(drivers)),  # type: ignore[no-any-return]
-                          lambda: _devices_of(inputs.all_slices() if drivers is None else
-                                              [s for d in drivers for s in inputs.driver_slices(d)]))
+                          lambda: _SliceDevices(inputs.all_slices() if drivers is None else
+                                                [s for d in drivers for s in inputs.driver_slices(d)]))
 
 
-def _devices_of(slices: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
-    return [(s["spec"].get("driver") or "", d) for s in slices for d in (s.get("spec") or {}).get("devices") or []]
+class _SliceDevices:
+    """(driver, device) of every device of the slices, in order, walked afresh each time: a walk
+    mostly stops after the few devices a request asks for, so no list of them all is built."""
+
+    def __init__(self, slices: list[dict[str, Any]]):
+        self.slices = slices
+
+    def __iter__(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        for s in self.slices:
+            spec = s.get("spec") or {}
+            driver = spec.get("driver") or ""
+            for device in spec.get("devices") or []:
+                yield driver, device
 
 
 def _validate_cel_against_devices(inputs: ChargeInputs, spec: dict[str, Any], base: FieldPath, tname: str) -> None:
@@ -164,7 +176,7 @@ def _validate_cel_against_devices(inputs: ChargeInputs, spec: dict[str, Any], ba
                           for e in errors])
 
 
-def _check_one(inputs: ChargeInputs, r: CelRequest, rpath: FieldPath, devices: list[tuple[str, dict[str, Any]]],
+def _check_one(inputs: ChargeInputs, r: CelRequest, rpath: FieldPath, devices: _SliceDevices,
                matched: set[int]) -> FieldError | None:
     # no class name: Kueue skips the lookup
     klass = inputs.classes_by_name.get(r.device_class) if r.device_class else {}
@@ -192,7 +204,7 @@ def _check_one(inputs: ChargeInputs, r: CelRequest, rpath: FieldPath, devices: l
 
 
 def _count_matches(ev: SelectorEvaluator, class_selectors: list[str], r: CelRequest,
-                   devices: list[tuple[str, dict[str, Any]]], matched: set[int]) -> int:
+                   devices: _SliceDevices, matched: set[int]) -> int:
     n = 0
     for idx, (driver, device) in enumerate(devices):
         if idx in matched or not ev.matches(class_selectors, driver, device):
