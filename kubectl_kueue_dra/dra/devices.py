@@ -8,6 +8,7 @@ toward completeness but carry no devices.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
 from operator import methodcaller
@@ -104,18 +105,31 @@ class ShapeIndex:
         self.representatives: list[tuple[str, dict[str, Any]]] = []
         #: per pool: the pool, its devices in order, their group ids, {group id: devices} in first-seen order
         self.pools: list[tuple[Pool, list[dict[str, Any]], list[int], dict[int, int]]] = []
+        # a slice's devices alike a sequence of models met before, each keyed as its model, get
+        # the group ids the sequence got then
+        sequences: dict[tuple[str, int], tuple[list[int], dict[int, int]]] = {}
         for pool in pools:
-            devices = list(pool.devices())
             ids: list[int] = []
             counts: dict[int, int] = {}
-            for device, key in zip(devices, keyer.keys(pool)):
-                gid = groups.get(key)
-                if gid is None:
-                    gid = groups[key] = len(self.representatives)
-                    self.representatives.append((pool.driver, device))
-                ids.append(gid)
-                counts[gid] = counts.get(gid, 0) + 1
-            self.pools.append((pool, devices, ids, counts))
+            for s in pool.slices:
+                devices = (s.get("spec") or {}).get("devices") or []
+                found = pool.models.models_of(devices) if pool.models is not None else None
+                known = sequences.get((pool.driver, id(found[0]))) if found is not None else None
+                if known is None:
+                    part: list[int] = []
+                    for device, key in zip(devices, keyer.keys(pool.driver, devices, found, pool.models)):
+                        gid = groups.get(key)
+                        if gid is None:
+                            gid = groups[key] = len(self.representatives)
+                            self.representatives.append((pool.driver, device))
+                        part.append(gid)
+                    known = (part, dict(Counter(part)))
+                    if found is not None and keyer.keyed_as_models(found[1]):
+                        sequences[(pool.driver, id(found[0]))] = known
+                ids.extend(known[0])
+                for gid, n in known[1].items():
+                    counts[gid] = counts.get(gid, 0) + n
+            self.pools.append((pool, list(pool.devices()), ids, counts))
 
     @cached_property
     def distinct_names(self) -> list[bool]:
@@ -174,22 +188,22 @@ class _ModelKeyer:
         self.footprint = evaluator.union_footprint(selector_lists)
         self.known: dict[int, Any] = {}  # id of a model -> its key, or None: each device keyed alone
 
-    def keys(self, pool: Pool) -> Iterator[Any]:
-        keyer, driver, models = self.keyer, pool.driver, pool.models
-        if models is None:
-            yield from (keyer(driver, device) for device in pool.devices())
+    def keys(self, driver: str, devices: list[dict[str, Any]],
+             found: tuple[tuple[Any, ...], tuple[Any, ...]] | None, models: DeviceModels | None) -> Iterator[Any]:
+        """The key of each of a slice's devices; ``found``: their models (``DeviceModels.models_of``)."""
+        keyer = self.keyer
+        if found is None or models is None:
+            yield from (keyer(driver, device) for device in devices)
             return
-        for s in pool.slices:
-            devices = (s.get("spec") or {}).get("devices") or []
-            found = models.models_of(devices)
-            if found is None:
-                yield from (keyer(driver, device) for device in devices)
-                continue
-            for device, model in zip(devices, found[0]):
-                key = self.known.get(id(model), _UNKNOWN)
-                if key is _UNKNOWN:
-                    key = self.known[id(model)] = self._model_key(driver, model, models)
-                yield keyer(driver, device) if key is None else key
+        for device, model in zip(devices, found[0]):
+            key = self.known.get(id(model), _UNKNOWN)
+            if key is _UNKNOWN:
+                key = self.known[id(model)] = self._model_key(driver, model, models)
+            yield keyer(driver, device) if key is None else key
+
+    def keyed_as_models(self, models: tuple[Any, ...]) -> bool:
+        """Whether devices alike these models (each keyed once) are keyed as their models."""
+        return all(self.known.get(id(model)) is not None for model in models)
 
     def _model_key(self, driver: str, model: dict[str, Any], models: DeviceModels) -> Any:
         differs = models.differs.get(id(model), {None})
