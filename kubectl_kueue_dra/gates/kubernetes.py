@@ -6,15 +6,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from operator import methodcaller
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .model import (DRA, DRA_CONSUMABLE, DRA_EXTENDED, DRA_PARTITIONABLE, K8S_GATES, Evidence,
                     GateState, resolve)
 from .openshift import featuregate_spec, featuregate_spec_evidence, featuregate_status_evidence
 from .versions import kube_minor  # noqa: F401  (gates.kube_minor: the one parser of a server's version)
-
-if TYPE_CHECKING:
-    from ..dra.devices import DeviceModels
 
 # Upstream stage and default per Kubernetes minor: the versioned feature specs of k8s.io/kubernetes
 # pkg/features/kube_features.go (v1.36.3), the 1.37 entry from the research notes (k8s-dra-api.md
@@ -135,8 +132,14 @@ def metrics_evidence(gate: str, metrics: dict[str, FeatureMetric] | None, proble
 
 # ---- evidence from stored objects and dry-run probes --------------------------------------------
 
+class ModelsOf(Protocol):
+    """What the reader found of the slices' device lists (``dra.devices.DeviceModels``)."""
+
+    def models_of(self, items: list[Any]) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None: ...
+
+
 def objects_evidence(gate: str, device_classes: list[dict[str, Any]] | None,
-                     slices: list[dict[str, Any]] | None, models: DeviceModels | None = None) -> Evidence | None:
+                     slices: list[dict[str, Any]] | None, models: ModelsOf | None = None) -> Evidence | None:
     """Only positive: a stored gated field shows the gate was on when the object was written.
     ``models``: what the reader found of the slices' devices; a device list alike its models holds
     their fields, so the distinct models are looked at, once for every list alike them."""
@@ -272,7 +275,7 @@ class KubernetesInputs:
     openshift_version: str | None = None
     device_classes: list[dict[str, Any]] | None = None
     slices: list[dict[str, Any]] | None = None
-    device_models: DeviceModels | None = field(default=None, repr=False, compare=False)  # of the slices
+    device_models: ModelsOf | None = field(default=None, repr=False, compare=False)  # of the slices
     #: gate → a stored object that was written with the gate's field, which the server dropped
     dropped: dict[str, Evidence] = field(default_factory=dict)
     #: gate → what the stored objects say of it, looked for once (the classes and slices do not
