@@ -474,7 +474,7 @@ def test_counter_supply_of_alike_pools_read_once_counts_every_pool(selector):
             want_total = q if want_total is None else want_total + q
     assert (got.devices, got.total, got.errors) == (want_devices, want_total, errors)
     assert got.smallest == (min(want_values) if want_values else None)
-    assert got.devices > 0 or selector == GPU and got.errors
+    assert got.devices > 0 or (selector == GPU and got.errors)
 
 
 def test_consumable_capacity_evidence_looks_at_each_shared_capacity_once():
