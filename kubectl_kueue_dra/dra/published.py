@@ -6,7 +6,7 @@ driver uses at all (``map`` refuses a name no slice publishes, ``verify`` and ``
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from itertools import chain
 from dataclasses import dataclass, field
 from operator import methodcaller
@@ -39,7 +39,7 @@ def published(slices: Iterable[dict[str, Any]], driver: str, models: DeviceModel
     held: dict[str, Counter[int]] = {COUNTER: Counter(), CAPACITY: Counter()}  # kind -> id -> devices
     values: dict[int, Any] = {}  # id -> the object (the devices keep it alive)
     again: dict[int, list[Any]] = {}  # id of a sequence of models -> [its parts' counts, times met]
-    unread: list[list[Any]] = []  # device lists not read yet (read together, in order)
+    unread: list[Sequence[Any]] = []  # device lists not read yet (read together, in order)
     for s in slices:
         spec = s.get("spec") or {}
         if spec.get("driver") != driver:
@@ -56,7 +56,7 @@ def published(slices: Iterable[dict[str, Any]], driver: str, models: DeviceModel
             continue
         _count(unread, held, values)
         unread = []
-        again[id(found[0])] = [_count([list(found[0])], held, values), 1]
+        again[id(found[0])] = [_count([found[0]], held, values), 1]
     _count(unread, held, values)
     for counts, times in again.values():
         for kind, by_id in counts.items():
@@ -72,7 +72,7 @@ def published(slices: Iterable[dict[str, Any]], driver: str, models: DeviceModel
     return out
 
 
-def _count(device_lists: list[list[Any]], held: dict[str, Counter[int]],
+def _count(device_lists: list[Sequence[Any]], held: dict[str, Counter[int]],
            values: dict[int, Any]) -> dict[str, Counter[int]]:
     """Add the parts the devices hold to ``held`` (and ``values``); what these devices hold."""
     out = {}

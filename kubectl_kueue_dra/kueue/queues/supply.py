@@ -52,7 +52,7 @@ def matching_by_pool(pools: Sequence[Pool], selectors: Sequence[str], evaluator:
                 continue
             _add_errors(errors, outcomes, counts)
             hits = [matched[gid] for gid in counts]
-            if all(hits):
+            if hits and all(hits):
                 out.append((pool, devices))
             elif any(hits):  # the matching devices picked at C speed by their groups' answers
                 out.append((pool, list(compress(devices, map(matched.__getitem__, ids)))))
