@@ -132,17 +132,13 @@ class ShapeIndex:
             self.pools.append((pool, list(pool.devices()), ids, counts))
 
     @cached_property
-    def distinct_names(self) -> list[bool]:
-        """Per pool (in ``pools`` order): whether its devices' names are distinct, as the API requires."""
-        return [len(set(map(str, map(_NAME, devices)))) == len(devices) for _, devices, _, _ in self.pools]
-
-    @cached_property
     def complete_totals(self) -> GroupTotals:
         """The group sizes summed over the complete pools (``GroupTotals``)."""
         out = GroupTotals()
-        for (pool, devices, ids, counts), distinct in zip(self.pools, self.distinct_names):
+        for pool, devices, ids, counts in self.pools:
             if not pool.complete:
                 continue
+            distinct = len(set(map(str, map(_NAME, devices)))) == len(devices)  # as the API requires
             for gid, n in counts.items():
                 out.all[gid] = out.all.get(gid, 0) + n
                 if distinct:

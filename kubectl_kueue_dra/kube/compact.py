@@ -164,9 +164,7 @@ class SliceCompactor:
                 if t == v:
                     attrs[attr] = t
                 else:
-                    found.differs.add(attr)
-                    if type(v) is not dict or len(v) != 1 or "string" not in v:
-                        found.differs.add(None)
+                    found.differ(attr, v)
         if rest:
             self._attributes({a: v for a, v in attrs.items() if type(template.get(a)) is not dict}, attrs)
         # alike the first (SharedParts.alike): its fields in its order, each its very object but for a
@@ -180,11 +178,8 @@ class SliceCompactor:
         if found.others:  # values not textual: shared through the table, or not
             values = first["attributes"]
             for a in found.others:
-                v = attrs[a]
-                if v is not values[a]:
-                    found.differs.add(a)
-                    if type(v) is not dict or len(v) != 1 or "string" not in v:
-                        found.differs.add(None)
+                if attrs[a] is not values[a]:
+                    found.differ(a, attrs[a])
         return first
 
     def _attributes(self, attrs: Obj, owner: Obj | None = None) -> None:
@@ -237,6 +232,13 @@ class _Model:
         self.differs: set[str | None] = set()
         parts.hold(device)
         parts.differs[id(device)] = self.differs
+
+    def differ(self, attr: str, value: Any) -> None:
+        """A device alike this model has its own value of ``attr`` (None noted too when the value
+        is not a plain string)."""
+        self.differs.add(attr)
+        if type(value) is not dict or len(value) != 1 or "string" not in value:
+            self.differs.add(None)
 
 
 def _textual(value: Any) -> bool:
