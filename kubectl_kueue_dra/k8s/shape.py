@@ -273,11 +273,11 @@ def _build(shape: Any) -> Validator:
         def list_of(value: Any, shared: SharedParts | None) -> bool:
             if type(value) is not list:
                 return False
-            if by_model and shared is not None and id(value) in shared.alike:
-                items, _, models = shared.alike[id(value)]
-                if items is value and _models_fit(models, element, element_key, shared):
+            found = shared.models_of(value) if by_model and shared is not None else None
+            if found is not None and shared is not None:
+                if _models_fit(found[1], element, element_key, shared):
                     return True
-                shared.alike.pop(id(value), None)  # checked item by item: what is cleaned may differ
+                shared.alike.pop(id(value))  # checked item by item: what is cleaned may differ
             for v in value:
                 if not element(v, shared):
                     return False
