@@ -59,13 +59,19 @@ def test_pending_workloads_of_a_local_queue_through_the_api_server(kueue):
     ns = c.create_namespace("visibility")
     c.apply([resource_flavor(), cluster_queue(CQ, {"cpu": "0"}), local_queue("lq", CQ, ns)])
     names = ["first", "second"]
+    workloads = []
     for i, name in enumerate(names):
         if i:
-            time.sleep(1.1)  # distinct creation timestamps: the queue order is well defined
+            # Kueue orders a queue by the Workloads' creation (whole seconds), and its Job
+            # reconciler, not the Job's creation, makes each Workload: the second Job is created
+            # only after the first one's Workload exists, and a second later.
+            time.sleep(1.1)
         j = job(name, pod_spec(containers=[container(requests={"cpu": "1"})]))
         j["metadata"]["namespace"] = ns
         c.apply(j)
-    workloads = [_workload_of(c, ns, name) for name in names]
+        workloads.append(_workload_of(c, ns, name))
+    stamps = [wl["metadata"]["creationTimestamp"] for wl in workloads]
+    assert stamps == sorted(set(stamps)), stamps
     for wl in workloads:  # pending: no quota to reserve
         reserved = next((x for x in wl.get("status", {}).get("conditions", []) if x["type"] == "QuotaReserved"), None)
         assert reserved is None or reserved["status"] == "False", wl["status"]
