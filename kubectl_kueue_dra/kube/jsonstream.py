@@ -26,7 +26,7 @@ from __future__ import annotations
 import codecs
 import json
 import re
-from typing import Any, BinaryIO
+from typing import Any, Protocol
 from collections.abc import Callable
 
 CHUNK = 1 << 20
@@ -46,8 +46,15 @@ def _match(pattern: re.Pattern[str], text: str, pos: int) -> re.Match[str]:
 _DECODER = json.JSONDecoder()
 
 
+class Readable(Protocol):
+    """What the text is read from: a binary file, or a response body (``read(n)``: the next
+    bytes, about ``n`` of them, ``b""`` at the end)."""
+
+    def read(self, n: int, /) -> bytes: ...
+
+
 class _Reader:
-    def __init__(self, f: BinaryIO, chunk: int):
+    def __init__(self, f: Readable, chunk: int):
         self.f = f
         self.chunk = chunk
         self.decoder = codecs.getincrementaldecoder("utf-8")("strict")  # bad bytes: read whole, named
@@ -129,9 +136,15 @@ def _batch(r: _Reader) -> list[Any] | None:
     if r.batch_tried or not r.mark:  # no mark left, or one inside an item: one by one until more is read
         return None
     end = r.text.rfind(r.mark, r.pos, r.pos + BATCH_BYTES)
-    if end <= r.pos:  # none in reach: this item alone (larger than a batch), or the chunk's last
-        r.batch_tried = r.text.find(r.mark, r.pos) < 0
-        return None
+    while end <= r.pos:  # none in reach: this item alone (larger than a batch), or the text's last
+        if r.text.find(r.mark, r.pos) >= 0:  # an item larger than a batch: read on its own
+            return None
+        # the text's last item, most likely cut at the chunk's end: read on and batch it (read on
+        # its own, its cut would be parsed, and refused, before the text is read on)
+        if r.eof or len(r.text) - r.pos > BATCH_BYTES or not r.more():
+            r.batch_tried = True
+            return None
+        end = r.text.rfind(r.mark, r.pos, r.pos + BATCH_BYTES)
     try:
         items = _decode_batch()(f"[{r.text[r.pos:end + 1]}]")
     except ValueError:  # the mark was inside an item, or msgspec refused what json may read
@@ -154,7 +167,7 @@ def _decode_batch() -> Callable[[str], Any]:
     return _BATCH_DECODE
 
 
-def load(f: BinaryIO, on_item: Callable[[Any], Any], chunk: int = CHUNK) -> dict[str, Any]:
+def load(f: Readable, on_item: Callable[[Any], Any], chunk: int = CHUNK) -> dict[str, Any]:
     """The JSON object in ``f``, each element of its ``items`` array replaced by ``on_item(element)``.
     Raises ValueError when the document is not a JSON object or not well-formed."""
     r = _Reader(f, chunk)
@@ -164,7 +177,7 @@ def load(f: BinaryIO, on_item: Callable[[Any], Any], chunk: int = CHUNK) -> dict
     return doc
 
 
-def load_all(f: BinaryIO, on_item: Callable[[Any, dict[str, Any]], Any], chunk: int = CHUNK) -> list[Any]:
+def load_all(f: Readable, on_item: Callable[[Any, dict[str, Any]], Any], chunk: int = CHUNK) -> list[Any]:
     """The JSON objects and arrays in ``f``, one after another (a stream, as ``kubectl get -o json
     >> file`` or JSON Lines write them), each object's ``items`` and each top-level array's
     elements through ``on_item(element, container)``: the container is the object read so far

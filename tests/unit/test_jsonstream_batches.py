@@ -74,3 +74,18 @@ def test_any_list_equals_json_loads_in_any_layout(items, layout, chunk, batch):
     finally:
         jsonstream.BATCH_BYTES = saved
     assert got == json.loads(raw) and seen == json.loads(raw)["items"]
+
+
+def test_an_item_cut_at_a_chunks_end_is_read_on_and_batched(monkeypatch):
+    """The item the chunk's end cuts is batched with the next chunk's items, not parsed on its own
+    (where its cut would be parsed, and refused, first): only the first item (it tells the mark)
+    and the list's last one are read alone, whatever the number of chunks."""
+    items = [{**SLICE, "metadata": {"name": f"n{i}-gpu", "uid": str(i)}} for i in range(2000)]
+    raw = json.dumps({"kind": "List", "items": items}, separators=(",", ":")).encode()
+    calls = _counted(monkeypatch)
+    alone = []
+    real = jsonstream._learn_mark
+    monkeypatch.setattr(jsonstream, "_learn_mark", lambda r: alone.append(r.pos) or real(r))
+    assert jsonstream.load(io.BytesIO(raw), lambda x: x, chunk=1 << 14)["items"] == items
+    assert len(raw) > 30 * (1 << 14) and len(alone) == 2
+    assert sum(len(json.loads(c)) for c in calls) == len(items) - 2
