@@ -48,6 +48,7 @@ class SliceCompactor:
         self._unique: set[str] = set()  # attributes whose values are (nearly) all distinct
         self._strings: dict[str, str] = {}
         self._templates: dict[tuple[Any, int], _Model] = {}  # ((driver, device name), id of its shared capacity)
+        self._recent: dict[tuple[Any, Any], _Model] = {}  # (driver, device name) -> the last model alike
         #: the ids of a list's models -> (the models, each once): one pair for every list alike
         self._model_sets: dict[tuple[int, ...], tuple[tuple[Obj, ...], tuple[Obj, ...]]] = {}
         self.parts = SharedParts()
@@ -120,6 +121,10 @@ class SliceCompactor:
         if type(name) is str:
             device["name"] = name = self._strings.setdefault(name, name)
         key = (driver, _key(name))
+        found = self._recent.get(key)
+        if found is not None and found.takes(device):  # alike the last model of its name but its attributes
+            attrs = device.get("attributes")
+            return self._alike(found, device, attrs, name) if type(attrs) is dict else None
         for part, table in (("capacity", self._capacities), ("consumesCounters", self._consumes)):
             value = device.get(part)
             if not value:
@@ -148,10 +153,26 @@ class SliceCompactor:
         found = self._templates.get(model)
         if found is None:  # the first device of this model: its values shared through the table
             self._attributes(attrs)
-            self._templates[model] = _Model(device, self.parts)
+            found = self._templates[model] = _Model(device, self.parts)
+            self._remember(key, found)
             return device
-        # the next ones: compared with the first, attribute by attribute (a uuid differs, the rest
-        # is equal); a textual value equal to the first's is of the same type, so nothing changes
+        if tuple(device) != found.fields or any(device[k] is not found.device[k] for k in found.same):
+            return self._alike(found, device, attrs, name, False)
+        self._remember(key, found)
+        return self._alike(found, device, attrs, name)
+
+    def _remember(self, key: tuple[Any, Any], found: _Model) -> None:
+        """The model the next device of this name is tried with first, when its shared parts are
+        held (an equal part is then this very object: ``_Model.takes`` gives what the table would)."""
+        held = self.parts.held
+        if all(held.get(id(v)) is v for k in _SHARED if (v := found.device.get(k))):
+            self._recent[key] = found
+
+    def _alike(self, found: _Model, device: Obj, attrs: Obj, name: Any, same: bool = True) -> Obj | None:
+        """The device's attribute values shared with its model's where equal (a uuid differs, the
+        rest is equal); its model's first device when it is alike it (``same``: its fields are
+        the model's, each the very object but for name and attributes), else None."""
+        # a textual value equal to the first's is of the same type, so nothing changes
         template = found.template
         rest = missing = False
         for attr, v in attrs.items():
@@ -170,11 +191,8 @@ class SliceCompactor:
         # alike the first (SharedParts.alike): its fields in its order, each its very object but for a
         # string name and attributes of the same names
         first = found.device
-        if missing or len(attrs) != len(template) or type(name) is not str or tuple(device) != found.fields:
+        if not same or missing or len(attrs) != len(template) or type(name) is not str:
             return None
-        for k in found.same:
-            if device[k] is not first[k]:
-                return None
         if found.others:  # values not textual: shared through the table, or not
             values = first["attributes"]
             for a in found.others:
@@ -211,6 +229,7 @@ class SliceCompactor:
 
 #: the fields of a device that may differ from its model's first device's in an alike one
 _FREE = ("name", "attributes")
+_SHARED = ("capacity", "consumesCounters")  # a device's parts shared with an equal one (``_device``)
 _OTHER = object()  # in a template: an attribute the first device has, of a value not textual
 
 
@@ -232,6 +251,20 @@ class _Model:
         self.differs: set[str | None] = set()
         parts.hold(device)
         parts.differs[id(device)] = self.differs
+
+    def takes(self, device: Obj) -> bool:
+        """Whether ``device`` has this model's fields in its order, each the model's very object
+        but for name and attributes, once an equal capacity or counter consumption is made it."""
+        if tuple(device) != self.fields:
+            return False
+        first = self.device
+        for k in self.same:
+            v, f = device[k], first[k]
+            if v is not f:
+                if k not in _SHARED or not v or v != f:
+                    return False
+                device[k] = f
+        return True
 
     def differ(self, attr: str, value: Any) -> None:
         """A device alike this model has its own value of ``attr`` (None noted too when the value

@@ -2,6 +2,8 @@
 ``dra.devices.ShapeIndex`` keys such a device as its model when no selector reads what differs):
 the groups, their order and their first devices are the ones the device-by-device keying gives."""
 
+import json
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -98,3 +100,82 @@ def test_a_model_whose_attributes_do_not_convert_keys_each_device_alone():
     alone = ShapeIndex(group_pools(slices), [[SELECTORS[0]]], SelectorEvaluator())
     by_models = ShapeIndex(group_pools(slices, parts), [[SELECTORS[0]]], SelectorEvaluator())
     assert groups(by_models) == groups(alone) and len(alone.representatives) == 2
+
+
+COUNTERS = st.sampled_from([[{"counterSet": "gpu-0", "counters": {"memory": {"value": "10Gi"}}}],
+                            [{"counterSet": "gpu-0", "counters": {"memory": {"value": "20Gi"}}}], []])
+# devices of one name differing in their capacity, counters, other fields and their order
+FULL_DEVICE = st.tuples(st.fixed_dictionaries({
+    "name": st.sampled_from(["gpu-0", "gpu-0", "gpu-1"]),
+    "attributes": ATTRIBUTE_MAPS,
+}, optional={"capacity": st.sampled_from([{"memory": {"value": "80Gi"}}, {"memory": {"value": "40Gi"}}, {}]),
+             "consumesCounters": COUNTERS,
+             "allowMultipleAllocations": st.booleans(),
+             "taints": st.just([{"key": "k", "effect": "NoSchedule"}])}), st.booleans()).map(
+    lambda drawn: dict(reversed(drawn[0].items())) if drawn[1] else drawn[0])
+
+
+def sharing(lists, compact):
+    """What compacting ``lists`` made of them: the values, which objects are one (numbered in the
+    order met), each list's models and each model's attributes that differ."""
+    numbers: dict[int, int] = {}
+    slices = [compact({"kind": "ResourceSlice", "metadata": {"name": f"s{i}"},
+                       "spec": {"driver": NV, "pool": {"name": "node"}, "devices": devices}})
+              for i, devices in enumerate(lists)]
+
+    def number(value):
+        return numbers.setdefault(id(value), len(numbers))
+    shape = [[(number(d), {k: number(v) for k, v in d.items() if k != "name"},
+               {a: number(v) for a, v in d["attributes"].items()}) for d in s["spec"]["devices"]] for s in slices]
+    models = [(lambda m: m and [number(x) for x in m[0]])(compact.parts.models_of(s["spec"]["devices"]))
+              for s in slices]
+    differs = {numbers[k]: v for k, v in compact.parts.differs.items() if k in numbers}
+    return slices, shape, models, differs, {numbers[k] for k in compact.parts.held if k in numbers}
+
+
+def parsed(value):
+    """``value`` as a parser gives it: no object twice (Hypothesis draws share them)."""
+    return json.loads(json.dumps(value))
+
+
+class TablesOnly(SliceCompactor):
+    """Every device's parts looked up in the tables: no model is tried first."""
+
+    def _remember(self, key, found):
+        pass
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(FULL_DEVICE, min_size=1, max_size=4), min_size=1, max_size=6))
+def test_the_last_model_tried_first_shares_as_the_tables_do(lists):
+    """A device tried first with the last model of its name (``_Model.takes``) is shared, and found
+    alike, exactly as when its parts are looked up in the compactor's tables; the values unchanged."""
+    compact = SliceCompactor()
+    fast = sharing(parsed(lists), compact)
+    assert fast == sharing(parsed(lists), TablesOnly())
+    assert [s["spec"]["devices"] for s in fast[0]] == lists
+    assert_alike_their_models(fast[0], compact.parts)
+
+
+def assert_alike_their_models(slices, parts):
+    """What ``SharedParts.alike`` promises: each device of a list alike its models holds its
+    model's fields in its order, each the very object but for a string name and attributes of the
+    same names."""
+    for s in slices:
+        devices = s["spec"]["devices"]
+        found = parts.models_of(devices)
+        for device, model in zip(devices, found[0] if found else ()):
+            assert tuple(device) == tuple(model) and type(device["name"]) is str
+            assert all(device[k] is model[k] for k in device if k not in ("name", "attributes"))
+            assert device["attributes"].keys() == model["attributes"].keys()
+
+
+def test_a_model_whose_capacity_is_not_shared_is_not_tried_first():
+    """Past the candidates a capacity is not shared: a device equal to such a model is looked up
+    in the tables (and is not alike it: its capacity is its own object)."""
+    def device(gib):
+        return {"name": "gpu-0", "attributes": {"type": {"string": "gpu"}}, "capacity": {"memory": {"value": f"{gib}Gi"}}}
+    lists = [[device(gib)] for gib in range(12)] + [[device(8)], [device(11)]]  # 8: the first past them
+    fast = sharing(parsed(lists), SliceCompactor())
+    assert fast == sharing(parsed(lists), TablesOnly())
+    assert fast[2][-2:] == [None, None]
