@@ -2,8 +2,8 @@
 
 * **Whole, in one response** first: a consistent read (``resourceVersion`` unset) without
   ``limit``, which the API server answers from its watch cache and streams item by item; the
-  body is parsed item by item as it arrives (``kube/jsonstream.py``, ``STREAM_CHUNK`` at a time:
-  the kernel's socket buffer holds what the server sends meanwhile), so memory stays flat. A
+  body is parsed item by item as it arrives (``kube/jsonstream.py``, ``STREAM_CHUNK`` at a time,
+  read on a thread at most ``READ_AHEAD`` chunks ahead of the parser), so memory stays flat. A
   continued list (``limit``/``continue``) is read from etcd page after page: on a 1.36 API
   server, twice the time for the same bytes (docs/performance.md).
 * **Pages of ``PAGE_SIZE``** when the whole answer could not be read (the connection broke, or
@@ -36,6 +36,7 @@ log = logging.getLogger(__name__)
 PAGE_SIZE = 500
 AHEAD = 1  # raw pages waiting for the parser (one more is being fetched, one being parsed)
 STREAM_CHUNK = 1 << 20  # bytes of a whole list read at a time
+READ_AHEAD = 8  # chunks of a whole list read and waiting for the parser
 #: the limit of each try (None: the whole list in one response): whole, then pages, pages again
 #: after an expiry, then whole once more
 TRIES: tuple[int | None, ...] = (None, PAGE_SIZE, PAGE_SIZE, None)
@@ -97,7 +98,7 @@ def whole(client: Any, path: str, target: Any, query: dict[str, Any] | None,
           on_item: Callable[[Obj], Obj]) -> list[Obj]:
     """The list in one response, each item through ``on_item`` as soon as it is parsed (raises
     ``_Restart`` when the connection breaks or the answer stops arriving before its end)."""
-    body = client.request("GET", path, target, query=dict(query or {}), stream=True)
+    body = _ReadAhead(client.request("GET", path, target, query=dict(query or {}), stream=True), STREAM_CHUNK)
     try:
         doc = jsonstream.load(body, on_item, chunk=STREAM_CHUNK)
     except errors.Unreachable as e:
@@ -231,4 +232,58 @@ class _Fetcher:
         self._tokens.put(token)
 
     def stop(self) -> None:
+        self._stopped.set()
+
+
+class _ReadAhead:
+    """A streamed body read on a daemon thread, ``chunk`` bytes at a time: at most ``READ_AHEAD``
+    chunks wait for ``read``, and one more is read meanwhile. The socket is drained (and
+    decrypted, outside the GIL) while the items before are parsed, so the server keeps sending.
+    The thread owns the body and closes it at its end, on an error (handed over in the data's
+    place) or once ``close`` is called."""
+
+    def __init__(self, body: Any, chunk: int):
+        self._body, self._chunk = body, chunk
+        self._chunks: queue.Queue[tuple[bytes, BaseException | None]] = queue.Queue(maxsize=READ_AHEAD)
+        self._stopped = threading.Event()
+        self._eof = False
+        threading.Thread(target=self._run, daemon=True, name="kueue-dra-list-body").start()
+
+    def _run(self) -> None:
+        try:
+            while not self._stopped.is_set():
+                data = self._body.read(self._chunk)
+                if not data:
+                    self._body.close()  # counted before the reader sees the end
+                    self._put((b"", None))
+                    return
+                self._put((data, None))
+                del data
+        except BaseException as e:  # noqa: BLE001 - handed to the reader
+            self._put((b"", e))
+        self._body.close()
+
+    def _put(self, item: tuple[bytes, BaseException | None]) -> None:
+        while not self._stopped.is_set():
+            try:
+                self._chunks.put(item, timeout=0.2)
+                return
+            except queue.Full:
+                continue
+
+    def read(self, n: int) -> bytes:
+        """At least ``n`` bytes (as many as are read ahead), fewer only at the end."""
+        parts: list[bytes] = []
+        size = 0
+        while size < n and not self._eof:
+            data, error = self._chunks.get()
+            if error is not None:
+                self._eof = True
+                raise error
+            self._eof = not data
+            parts.append(data)
+            size += len(data)
+        return b"".join(parts)
+
+    def close(self) -> None:
         self._stopped.set()

@@ -274,3 +274,57 @@ def test_a_whole_list_not_read_within_the_timeout_is_given_up():
     stream = _stream([b"x"], 1.0, start=31.0)  # 31 s after the request, nothing read yet
     with pytest.raises(errors.Unreachable, match="stopped arriving for --request-timeout"):
         stream.read(1)
+
+
+class _Slow(io.BytesIO):
+    """A body whose reads are recorded (the bytes read so far at each) and closed once."""
+
+    def __init__(self, data, fail_at=None):
+        super().__init__(data)
+        self.fail_at, self.closes = fail_at, 0
+
+    def read(self, n=-1):
+        if self.fail_at is not None and self.tell() >= self.fail_at:
+            raise errors.Unreachable("the connection broke while GET /apis/x was read: reset")
+        return super().read(n)
+
+    def close(self):
+        self.closes += 1
+
+
+def _until(condition):
+    deadline = time.monotonic() + 5
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return condition()
+
+
+def test_a_whole_list_is_read_ahead_of_the_parser_at_most_so_far():
+    data = bytes(range(256)) * 100
+    body = _Slow(data)
+    ahead = listing._ReadAhead(body, 100)
+    assert ahead.read(150) == data[:200]  # whole chunks, as many as needed
+    ahead_most = 200 + 100 * (listing.READ_AHEAD + 1)  # the chunks waiting, and one more read
+    assert _until(lambda: body.tell() == ahead_most)  # read ahead, and no further
+    time.sleep(0.1)
+    assert body.tell() == ahead_most and body.closes == 0
+    got = ahead.read(len(data))
+    assert got == data[200:] and ahead.read(100) == b"" and body.closes == 1  # closed at its end
+    ahead.close()
+    assert body.closes == 1
+
+
+def test_a_read_ahead_error_comes_after_the_bytes_before_it_and_close_stops_the_reading():
+    body = _Slow(b"x" * 1000, fail_at=300)
+    ahead = listing._ReadAhead(body, 100)
+    assert ahead.read(300) == b"x" * 300
+    with pytest.raises(errors.Unreachable, match="reset"):
+        ahead.read(100)
+    assert body.closes == 1
+    body = _Slow(b"x" * 100_000)
+    ahead = listing._ReadAhead(body, 100)
+    ahead.read(100)
+    ahead.close()  # the parser gave up: the thread stops and closes the body
+    assert _until(lambda: body.closes == 1)
+    time.sleep(0.1)
+    assert body.tell() <= 100 * (listing.READ_AHEAD + 2)
