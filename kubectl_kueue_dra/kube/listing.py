@@ -204,12 +204,7 @@ class _Fetcher:
                 return
 
     def _put(self, item: tuple[str, Any, Any]) -> None:
-        while not self._stopped.is_set():
-            try:
-                self._pages.put(item, timeout=0.2)
-                return
-            except queue.Full:
-                continue
+        _put_unless(self._pages, item, self._stopped)
 
     def _wait_token(self) -> str | None:
         while not self._stopped.is_set():
@@ -233,6 +228,16 @@ class _Fetcher:
 
     def stop(self) -> None:
         self._stopped.set()
+
+
+def _put_unless(q: queue.Queue[Any], item: Any, stopped: threading.Event) -> None:
+    """``item`` into a bounded queue, waiting while it is full, unless the reader stopped."""
+    while not stopped.is_set():
+        try:
+            q.put(item, timeout=0.2)
+            return
+        except queue.Full:
+            continue
 
 
 class _ReadAhead:
@@ -264,12 +269,7 @@ class _ReadAhead:
         self._body.close()
 
     def _put(self, item: tuple[bytes, BaseException | None]) -> None:
-        while not self._stopped.is_set():
-            try:
-                self._chunks.put(item, timeout=0.2)
-                return
-            except queue.Full:
-                continue
+        _put_unless(self._chunks, item, self._stopped)
 
     def read(self, n: int) -> bytes:
         """At least ``n`` bytes (as many as are read ahead), fewer only at the end."""
