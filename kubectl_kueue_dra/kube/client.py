@@ -284,7 +284,9 @@ class Stream:
         self._client, self._resp, self._method, self._url = client, resp, method, url
         self._started, self._deadline = started, deadline
         self.size = 0
-        self.waited = 0.0  # seconds spent in read(): waiting for bytes (and decrypting them)
+        #: seconds spent waiting for bytes: in read() (decrypting them too); a body read ahead
+        #: on a thread (``listing``) is given the time its parser waited for them
+        self.waited = 0.0
         self.status: int = resp.status
 
     def read(self, n: int = -1) -> bytes:

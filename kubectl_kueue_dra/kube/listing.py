@@ -98,7 +98,8 @@ def whole(client: Any, path: str, target: Any, query: dict[str, Any] | None,
           on_item: Callable[[Obj], Obj]) -> list[Obj]:
     """The list in one response, each item through ``on_item`` as soon as it is parsed (raises
     ``_Restart`` when the connection breaks or the answer stops arriving before its end)."""
-    body = _ReadAhead(client.request("GET", path, target, query=dict(query or {}), stream=True), STREAM_CHUNK)
+    body = _ReadAhead(client.request("GET", path, target, query=dict(query or {}), stream=True), STREAM_CHUNK,
+                      client.clock.monotonic)
     try:
         doc = jsonstream.load(body, on_item, chunk=STREAM_CHUNK)
     except errors.Unreachable as e:
@@ -244,39 +245,51 @@ class _ReadAhead:
     """A streamed body read on a daemon thread, ``chunk`` bytes at a time: at most ``READ_AHEAD``
     chunks wait for ``read``, and one more is read meanwhile. The socket is drained (and
     decrypted, outside the GIL) while the items before are parsed, so the server keeps sending.
-    The thread owns the body and closes it at its end, on an error (handed over in the data's
-    place) or once ``close`` is called."""
+    An error is handed over in the data's place. The body is closed (and counted: its ``waited``
+    then the time ``read`` waited for bytes) by the last of the thread, at the body's end, an
+    error or a ``close``, and ``close``."""
 
-    def __init__(self, body: Any, chunk: int):
-        self._body, self._chunk = body, chunk
+    def __init__(self, body: Any, chunk: int, monotonic: Callable[[], float]):
+        self._body, self._chunk, self._monotonic = body, chunk, monotonic
         self._chunks: queue.Queue[tuple[bytes, BaseException | None]] = queue.Queue(maxsize=READ_AHEAD)
         self._stopped = threading.Event()
         self._eof = False
+        self._waited = 0.0
+        self._open = 2  # the thread and the reader
+        self._lock = threading.Lock()
         threading.Thread(target=self._run, daemon=True, name="kueue-dra-list-body").start()
 
     def _run(self) -> None:
         try:
             while not self._stopped.is_set():
                 data = self._body.read(self._chunk)
-                if not data:
-                    self._body.close()  # counted before the reader sees the end
-                    self._put((b"", None))
-                    return
                 self._put((data, None))
+                if not data:
+                    break
                 del data
         except BaseException as e:  # noqa: BLE001 - handed to the reader
             self._put((b"", e))
-        self._body.close()
+        self._release()
 
     def _put(self, item: tuple[bytes, BaseException | None]) -> None:
         _put_unless(self._chunks, item, self._stopped)
+
+    def _release(self) -> None:
+        with self._lock:
+            self._open -= 1
+            last = not self._open
+        if last:
+            self._body.waited = self._waited
+            self._body.close()
 
     def read(self, n: int) -> bytes:
         """At least ``n`` bytes (as many as are read ahead), fewer only at the end."""
         parts: list[bytes] = []
         size = 0
         while size < n and not self._eof:
+            began = self._monotonic()
             data, error = self._chunks.get()
+            self._waited += self._monotonic() - began
             if error is not None:
                 self._eof = True
                 raise error
@@ -286,4 +299,6 @@ class _ReadAhead:
         return b"".join(parts)
 
     def close(self) -> None:
-        self._stopped.set()
+        if not self._stopped.is_set():
+            self._stopped.set()
+            self._release()

@@ -41,6 +41,7 @@ class PagedClient:
     def __init__(self, *reads):
         self.reads, self.queries = list(reads), []
         self.opts = SimpleNamespace(env=SimpleNamespace(stderr=sys.stderr))  # where warnings go
+        self.clock = SYSTEM_CLOCK
 
     def request(self, method, path, target, *, query=None, raw=False, stream=False, **_):
         assert method == "GET" and (raw or stream) and (stream == ("limit" not in query))
@@ -277,11 +278,11 @@ def test_a_whole_list_not_read_within_the_timeout_is_given_up():
 
 
 class _Slow(io.BytesIO):
-    """A body whose reads are recorded (the bytes read so far at each) and closed once."""
+    """A body whose reads are recorded (the bytes read so far at each), its closes counted."""
 
     def __init__(self, data, fail_at=None):
         super().__init__(data)
-        self.fail_at, self.closes = fail_at, 0
+        self.fail_at, self.closes, self.waited = fail_at, 0, None
 
     def read(self, n=-1):
         if self.fail_at is not None and self.tell() >= self.fail_at:
@@ -302,29 +303,31 @@ def _until(condition):
 def test_a_whole_list_is_read_ahead_of_the_parser_at_most_so_far():
     data = bytes(range(256)) * 100
     body = _Slow(data)
-    ahead = listing._ReadAhead(body, 100)
+    ahead = listing._ReadAhead(body, 100, time.monotonic)
     assert ahead.read(150) == data[:200]  # whole chunks, as many as needed
     ahead_most = 200 + 100 * (listing.READ_AHEAD + 1)  # the chunks waiting, and one more read
     assert _until(lambda: body.tell() == ahead_most)  # read ahead, and no further
     time.sleep(0.1)
-    assert body.tell() == ahead_most and body.closes == 0
-    got = ahead.read(len(data))
-    assert got == data[200:] and ahead.read(100) == b"" and body.closes == 1  # closed at its end
+    assert body.tell() == ahead_most
+    assert ahead.read(len(data)) == data[200:] and ahead.read(100) == b""
+    assert body.closes == 0  # read to its end, not yet parsed: the parser closes it
     ahead.close()
-    assert body.closes == 1
+    ahead.close()
+    assert body.closes == 1 and 0 <= body.waited < 5  # counted once, with the parser's wait
 
 
 def test_a_read_ahead_error_comes_after_the_bytes_before_it_and_close_stops_the_reading():
     body = _Slow(b"x" * 1000, fail_at=300)
-    ahead = listing._ReadAhead(body, 100)
+    ahead = listing._ReadAhead(body, 100, time.monotonic)
     assert ahead.read(300) == b"x" * 300
     with pytest.raises(errors.Unreachable, match="reset"):
         ahead.read(100)
+    ahead.close()
     assert body.closes == 1
     body = _Slow(b"x" * 100_000)
-    ahead = listing._ReadAhead(body, 100)
+    ahead = listing._ReadAhead(body, 100, time.monotonic)
     ahead.read(100)
-    ahead.close()  # the parser gave up: the thread stops and closes the body
+    ahead.close()  # the parser gave up: the thread stops, and closes the body as the last one
     assert _until(lambda: body.closes == 1)
     time.sleep(0.1)
-    assert body.tell() <= 100 * (listing.READ_AHEAD + 2)
+    assert body.closes == 1 and body.tell() <= 100 * (listing.READ_AHEAD + 2)
