@@ -48,7 +48,7 @@ class SliceCompactor:
         self._unique: set[str] = set()  # attributes whose values are (nearly) all distinct
         self._strings: dict[str, str] = {}
         self._templates: dict[tuple[Any, int], _Model] = {}  # ((driver, device name), id of its shared capacity)
-        self._recent: dict[tuple[Any, Any], _Model] = {}  # (driver, device name) -> the last model alike
+        self._recent: dict[tuple[Any, Any], list[_Model]] = {}  # (driver, device name) -> models alike before
         #: the ids of a list's models -> (the models, each once): one pair for every list alike
         self._model_sets: dict[tuple[int, ...], tuple[tuple[Obj, ...], tuple[Obj, ...]]] = {}
         self.parts = SharedParts()
@@ -121,10 +121,10 @@ class SliceCompactor:
         if type(name) is str:
             device["name"] = name = self._strings.setdefault(name, name)
         key = (driver, _key(name))
-        found = self._recent.get(key)
-        if found is not None and found.takes(device):  # alike the last model of its name but its attributes
-            attrs = device.get("attributes")
-            return self._alike(found, device, attrs, name) if type(attrs) is dict else None
+        for met in self._recent.get(key, ()):
+            if met.takes(device):  # alike a model of its name met before, but its attributes
+                attrs = device.get("attributes")
+                return self._alike(met, device, attrs, name) if type(attrs) is dict else None
         for part, table in (("capacity", self._capacities), ("consumesCounters", self._consumes)):
             value = device.get(part)
             if not value:
@@ -162,11 +162,15 @@ class SliceCompactor:
         return self._alike(found, device, attrs, name)
 
     def _remember(self, key: tuple[Any, Any], found: _Model) -> None:
-        """The model the next device of this name is tried with first, when its shared parts are
-        held (an equal part is then this very object: ``_Model.takes`` gives what the table would)."""
+        """A model the next devices of this name are tried with first (a few per name: nodes of
+        two GPU models may alternate), when its shared parts are held: an equal part is then this
+        very object, so ``_Model.takes`` gives what the tables would."""
+        models = self._recent.setdefault(key, [])
+        if found in models or len(models) >= _CANDIDATES:
+            return
         held = self.parts.held
         if all(held.get(id(v)) is v for k in _SHARED if (v := found.device.get(k))):
-            self._recent[key] = found
+            models.append(found)
 
     def _alike(self, found: _Model, device: Obj, attrs: Obj, name: Any, same: bool = True) -> Obj | None:
         """The device's attribute values shared with its model's where equal (a uuid differs, the

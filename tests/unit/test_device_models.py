@@ -147,9 +147,10 @@ class TablesOnly(SliceCompactor):
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.lists(FULL_DEVICE, min_size=1, max_size=4), min_size=1, max_size=6))
-def test_the_last_model_tried_first_shares_as_the_tables_do(lists):
-    """A device tried first with the last model of its name (``_Model.takes``) is shared, and found
-    alike, exactly as when its parts are looked up in the compactor's tables; the values unchanged."""
+def test_the_models_tried_first_share_as_the_tables_do(lists):
+    """A device tried first with the models of its name met before (``_Model.takes``) is shared,
+    and found alike, exactly as when its parts are looked up in the compactor's tables; the values
+    unchanged."""
     compact = SliceCompactor()
     fast = sharing(parsed(lists), compact)
     assert fast == sharing(parsed(lists), TablesOnly())
@@ -170,12 +171,17 @@ def assert_alike_their_models(slices, parts):
             assert device["attributes"].keys() == model["attributes"].keys()
 
 
-def test_a_model_whose_capacity_is_not_shared_is_not_tried_first():
-    """Past the candidates a capacity is not shared: a device equal to such a model is looked up
-    in the tables (and is not alike it: its capacity is its own object)."""
-    def device(gib):
-        return {"name": "gpu-0", "attributes": {"type": {"string": "gpu"}}, "capacity": {"memory": {"value": f"{gib}Gi"}}}
-    lists = [[device(gib)] for gib in range(12)] + [[device(8)], [device(11)]]  # 8: the first past them
+def test_a_model_whose_parts_are_not_shared_is_not_tried_first():
+    """Past the candidates a part is not shared: a device equal to a model holding such a part is
+    looked up in the tables, and is not alike it (that part is its own object). Eight counter
+    consumptions under one name fill the candidates (one model: the capacity is the same), then a
+    second capacity comes with a ninth."""
+    def device(capacity, counters):
+        return {"name": "gpu-0", "attributes": {"type": {"string": "gpu"}},
+                "capacity": {"memory": {"value": f"{capacity}Gi"}},
+                "consumesCounters": [{"counterSet": "s", "counters": {"memory": {"value": f"{counters}Gi"}}}]}
+    lists = [[device(80, k)] for k in range(8)] + [[device(40, 8)], [device(40, 8)]]
     fast = sharing(parsed(lists), SliceCompactor())
     assert fast == sharing(parsed(lists), TablesOnly())
-    assert fast[2][-2:] == [None, None]
+    ninth, last = fast[2][-2:]  # the ninth consumption's model (itself), then a device not alike it
+    assert ninth == [fast[1][-2][0][0]] and last is None
