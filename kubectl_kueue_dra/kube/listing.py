@@ -232,7 +232,7 @@ class _Fetcher:
 
 
 def _put_unless(q: queue.Queue[Any], item: Any, stopped: threading.Event) -> None:
-    """``item`` into a bounded queue, waiting while it is full, unless the reader stopped."""
+    """``item`` into a bounded queue, waiting while it is full, until ``stopped`` is set."""
     while not stopped.is_set():
         try:
             q.put(item, timeout=0.2)
@@ -245,9 +245,9 @@ class _ReadAhead:
     """A streamed body read on a daemon thread, ``chunk`` bytes at a time: at most ``READ_AHEAD``
     chunks wait for ``read``, and one more is read meanwhile. The socket is drained (and
     decrypted, outside the GIL) while the items before are parsed, so the server keeps sending.
-    An error is handed over in the data's place. The body is closed (and counted: its ``waited``
-    then the time ``read`` waited for bytes) by the last of the thread, at the body's end, an
-    error or a ``close``, and ``close``."""
+    An error is handed over in the data's place. The body is closed, and counted in the run's
+    stats (its ``waited``: the time ``read`` waited for bytes), by whichever finishes last: the
+    thread (at the body's end, on an error, or stopped by ``close``) or the parser's ``close``."""
 
     def __init__(self, body: Any, chunk: int, monotonic: Callable[[], float]):
         self._body, self._chunk, self._monotonic = body, chunk, monotonic
