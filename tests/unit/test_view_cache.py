@@ -4,6 +4,7 @@ import io
 import json
 from collections import Counter
 
+from kubectl_kueue_dra.environment import SYSTEM_CLOCK
 from kubectl_kueue_dra.kube import errors
 from kubectl_kueue_dra.kube.view import LiveView
 
@@ -16,6 +17,7 @@ class RecordingClient:
 
     server = "https://test"
     namespace = "default"
+    clock = SYSTEM_CLOCK
 
     def __init__(self):
         self.calls = Counter()
