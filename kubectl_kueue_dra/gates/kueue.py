@@ -4,7 +4,7 @@ settings that stop Kueue from starting (research kueue-dra.md §1)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .kueue_gate_table import GateSpec, gate_table
@@ -57,7 +57,7 @@ _BEFORE_REGISTRY: dict[str, dict[tuple[int, int], tuple[str, bool]]] = {
 ASSUMED_KUEUE_VERSION = DEFAULT_KUEUE_MINOR
 
 
-def registry(version: tuple[int, int]) -> dict[str, GateSpec] | None:
+def registry(version: tuple[int, int]) -> Mapping[str, GateSpec] | None:
     """Every gate of the Kueue binary of ``version`` (a newer minor: the newest known one's);
     None before the first minor the registry holds."""
     if version < KUEUE_MINORS[0]:

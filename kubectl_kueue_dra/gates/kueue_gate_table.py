@@ -10,7 +10,10 @@ registry of the v0.18.4 and v0.19.2 controller binaries.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
+from types import MappingProxyType
 
 
 @dataclass(frozen=True)
@@ -373,9 +376,11 @@ _ONLY: dict[str, dict[str, tuple[bool, bool, str]]] = {'0.18': {'AdmissionGatedB
           'WorkloadWithJob': (False, False, 'ALPHA')}}
 
 
-def gate_table(minor: str) -> dict[str, GateSpec]:
-    """Every gate Kueue ``minor`` ("0.18", "0.19") knows."""
-    return {name: GateSpec(*spec) for name, spec in {**_COMMON, **_ONLY[minor]}.items()}
+@cache
+def gate_table(minor: str) -> Mapping[str, GateSpec]:
+    """Every gate Kueue ``minor`` ("0.18", "0.19") knows (built once per minor: ``explain -A`` asks
+    for gates once per Workload)."""
+    return MappingProxyType({name: GateSpec(*spec) for name, spec in {**_COMMON, **_ONLY[minor]}.items()})
 
 
 MINORS = tuple(_ONLY)
