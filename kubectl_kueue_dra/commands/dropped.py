@@ -15,7 +15,7 @@ from typing import Any
 from .. import gates as g
 from ..findings import Severity
 from ..findings import codes as F
-from ..k8s.written import Written, written_but_absent
+from ..k8s.written import OnRecord, Path, Written, written_but_absent
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -62,18 +62,23 @@ class Dropped:
 
 
 def dropped_fields(objects: Iterable[dict[str, Any]]) -> list[Dropped]:
-    """Every gated field written for these objects and dropped by the API server."""
+    """Every gated field written for these objects and dropped by the API server (an object with
+    nothing on record for its kind's gated fields is passed over in one look, ``OnRecord``)."""
+    gated: dict[str, list[tuple[str, Path]]] = {}
+    for gate, kind_path in g.GATED_FIELDS.items():
+        for field_kind, path in kind_path:
+            gated.setdefault(field_kind, []).append((gate, path))
+    recorded = {kind: OnRecord(tuple(path for _, path in paths)) for kind, paths in gated.items()}
     out = []
     for obj in objects:
         kind = obj.get("kind") or ""
-        for gate, kind_path in g.GATED_FIELDS.items():
-            for field_kind, path in kind_path:
-                if field_kind != kind:
-                    continue
-                written = written_but_absent(obj, path)
-                if written is not None:
-                    out.append(Dropped(kind=kind, name=str((obj.get("metadata") or {}).get("name")), gate=gate,
-                                       written=written))
+        if kind not in gated or not recorded[kind](obj):
+            continue
+        for gate, path in gated[kind]:
+            written = written_but_absent(obj, path)
+            if written is not None:
+                out.append(Dropped(kind=kind, name=str((obj.get("metadata") or {}).get("name")), gate=gate,
+                                   written=written))
     return out
 
 

@@ -106,6 +106,31 @@ def written_but_absent(obj: dict[str, Any], path: Path) -> Written | None:
     return Written(path=path, managers=tuple(managers), values=values)
 
 
+class OnRecord:
+    """Whether anything is on record for any of ``paths`` in an object, asked of many objects: an
+    object with no ``kubectl apply`` annotation whose writers' ``fieldsV1`` trees own none of the
+    paths has no field of them written (``written_but_absent`` is None for each). A tree shared
+    between objects' entries (the compactor shares equal ones) is walked once."""
+
+    def __init__(self, paths: tuple[Path, ...]) -> None:
+        self.paths = paths
+        self._silent: dict[int, Any] = {}  # id → a tree owning none of the paths (held: its id stays its own)
+
+    def __call__(self, obj: dict[str, Any]) -> bool:
+        meta = obj.get("metadata") or {}
+        if LAST_APPLIED in (meta.get("annotations") or {}):
+            return True
+        silent = self._silent
+        for entry in meta.get("managedFields") or []:
+            fields = entry.get("fieldsV1") if isinstance(entry, dict) else None
+            if silent.get(id(fields), silent) is fields:
+                continue
+            if any(_owns(fields, path) for path in self.paths):
+                return True
+            silent[id(fields)] = fields
+        return False
+
+
 def keep_top_fields(entry: dict[str, Any], under: str = "spec") -> dict[str, Any]:
     """A managedFields entry with its ``fieldsV1`` cut down to the top-level fields of ``under``
     it owns (``{"f:spec": {"f:sharedCounters": {}}}``): what ``written_but_absent`` needs of a

@@ -4,11 +4,14 @@ managedFields and annotations below are what that server returned, names shorten
 
 import json
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from kubectl_kueue_dra import gates as g
 from kubectl_kueue_dra.commands.classes.report import classes_report
 from kubectl_kueue_dra.commands.dropped import dropped_evidence, dropped_fields, finding, of_kind, together
 from kubectl_kueue_dra.findings import codes as F
-from kubectl_kueue_dra.k8s.written import keep_top_fields, written_but_absent
+from kubectl_kueue_dra.k8s.written import OnRecord, keep_top_fields, written_but_absent
 from kubectl_kueue_dra.kueue.config.mappings import parse_mappings
 
 ER = ("spec", "extendedResourceName")
@@ -131,3 +134,43 @@ def test_classes_say_the_dropped_name_instead_of_an_absent_one():
                                      "writtenBy": ["kueue-dra-tests (Apply at 2026-12-04T11:02:01Z)"], "values": []}]
     [plain] = classes_report([gpu], mappings=parse_mappings([]), cluster_queues=None, pools=None)
     assert plain["droppedFields"] == [] and [f["code"] for f in plain["findings"]] == [F.NoQuotaResource.name]
+
+
+_TREES = st.recursive(st.just({}), lambda inner: st.dictionaries(
+    st.sampled_from(["f:spec", "f:devices", "f:sharedCounters", "f:consumesCounters", "f:capacity", "k:{}", "v:x",
+                     "f:requestPolicy", "f:allowMultipleAllocations"]), inner, max_size=3), max_leaves=8)
+_SLICE_PATHS = tuple(path for kind_path in g.GATED_FIELDS.values() for kind, path in kind_path
+                     if kind == "ResourceSlice")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.none(), _TREES), max_size=3), st.booleans(), st.integers(0, 2))
+def test_an_object_with_nothing_on_record_has_no_field_written(trees, applied, devices):
+    """``OnRecord`` passes an object over only when ``written_but_absent`` finds nothing for each path,
+    and it says the same of a later object holding the same trees."""
+    sl = {"kind": "ResourceSlice", "metadata": {"name": "s", "managedFields": [
+        {"manager": f"m{i}", "fieldsV1": t} if t is not None else {"manager": f"m{i}"} for i, t in enumerate(trees)]},
+          "spec": {"devices": [{"name": f"d{i}"} for i in range(devices)]}}
+    if applied:
+        sl["metadata"]["annotations"] = {"kubectl.kubernetes.io/last-applied-configuration": json.dumps(
+            {"spec": {"sharedCounters": [{"name": "c"}], "devices": [{"consumesCounters": [{"counterSet": "c"}]}]}})}
+    on_record = OnRecord(_SLICE_PATHS)
+    expected = any(written_but_absent(sl, path) is not None for path in _SLICE_PATHS)
+    for _ in range(2):  # the second time through what it learnt of the trees
+        assert on_record(sl) or not expected
+
+
+def test_a_shared_tree_is_walked_once(monkeypatch):
+    from kubectl_kueue_dra.k8s import written
+
+    walked = []
+    real = written._owns
+    monkeypatch.setattr(written, "_owns", lambda fields, path: walked.append(path) or real(fields, path))
+    shared = {"f:spec": {"f:driver": {}, "f:devices": {}}}
+    slices = [{"kind": "ResourceSlice", "metadata": {"name": f"s{i}", "managedFields": [{"fieldsV1": shared}]},
+               "spec": {}} for i in range(50)]
+    assert dropped_fields(slices) == []
+    assert [p for p in walked if p in _SLICE_PATHS] == list(_SLICE_PATHS)  # once each, for 50 slices
+    owning = {"f:spec": {"f:sharedCounters": {}}}
+    assert [d.name for d in dropped_fields([*slices, {**slices[0], "metadata": {
+        "name": "o", "managedFields": [{"fieldsV1": owning}]}}])] == ["o"]
