@@ -9,11 +9,12 @@ The document (``scripts/bench`` and the perf tests read it)::
      "celEvaluations": 40, "celCacheHits": 13560}
 
 ``requests``/``bytesRead`` add up every API client of the run (``bytes`` are the decoded response
-bodies; ``at`` is when the request was sent, in ms from the start of the run; ``ms`` until its body
-was read; ``waitMs``, for a list read whole as it arrives, the part of ``ms`` spent waiting for its
-bytes, the rest being the parsing of what had arrived), ``celEvaluations`` every CEL evaluation
-actually run (one per expression and distinct device shape; the rest are ``celCacheHits``;
-``wallSeconds`` counts from when the entry point started).
+bodies; ``wireBytes``, on a compressed one only, what came over the wire; ``at`` is when the
+request was sent, in ms from the start of the run; ``ms`` until its body was read; ``waitMs``,
+for a list read whole as it arrives, the part of ``ms`` spent waiting for its bytes, the rest
+being the parsing of what had arrived), ``celEvaluations`` every CEL evaluation actually run
+(one per expression and distinct device shape; the rest are ``celCacheHits``; ``wallSeconds``
+counts from when the entry point started).
 Unset, nothing is recorded. The entry point hands ``begin`` the run's variable, clock and stderr.
 """
 

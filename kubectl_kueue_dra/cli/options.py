@@ -7,7 +7,7 @@ object on the root context (a value given after the command wins)."""
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, Any, cast
 
 import click
 
@@ -16,7 +16,7 @@ from ..environment import Environment
 from ..errors import UsageError
 from ..render.output import Style
 from ..render.printers.spec import FAMILIES, OutputSpec
-from .printing import print_options, selection_options
+from .printing import OPTIONAL_BOOL, print_options, selection_options
 
 
 @dataclass(kw_only=True)
@@ -30,6 +30,7 @@ class GlobalOptions:
     as_groups: list[str] = field(default_factory=list)
     request_timeout: float = DEFAULT_TIMEOUT
     insecure_skip_tls_verify: bool = False
+    disable_compression: bool | None = None  # None: not given (the kubeconfig, then the server's address decide)
     output: str = "table"  # the printer's family (table, wide, json, yaml, name, jsonpath, custom-columns)
     output_value: str | None = None  # -o as given
     template: str | None = None
@@ -72,13 +73,15 @@ class GlobalOptions:
         return self.env.stdout
 
 
-CONNECTION = ("kubeconfig", "context", "as_user", "as_groups", "request_timeout", "insecure_skip_tls_verify")
+CONNECTION = ("kubeconfig", "context", "as_user", "as_groups", "request_timeout", "insecure_skip_tls_verify",
+              "disable_compression")
 _FLAG_NAMES = {"kubeconfig": "--kubeconfig", "context": "--context", "namespace": "-n/--namespace",
                "all_namespaces": "-A/--all-namespaces", "as_user": "--as", "as_groups": "--as-group",
                "request_timeout": "--request-timeout", "insecure_skip_tls_verify": "--insecure-skip-tls-verify",
-               "output": "-o/--output", "no_headers": "--no-headers", "sort_by": "--sort-by",
-               "selector": "-l/--selector", "field_selector": "--field-selector",
+               "disable_compression": "--disable-compression", "output": "-o/--output", "no_headers": "--no-headers",
+               "sort_by": "--sort-by", "selector": "-l/--selector", "field_selector": "--field-selector",
                "color": "--color", "from_path": "--from"}
+_SAID_FALSE = ("allow_missing_template_keys", "disable_compression")  # =false is said, not the flag absent
 
 
 @dataclass(frozen=True)
@@ -119,8 +122,7 @@ CHANGE_COMMAND = Accepts(outputs=("table", "json", "yaml", "jsonpath"), tables=F
 
 def global_options(ctx: click.Context) -> GlobalOptions:
     root = ctx.find_root()
-    opts: GlobalOptions = root.meta.setdefault("kueue_dra.options", GlobalOptions(env=root.obj))
-    return opts
+    return cast(GlobalOptions, root.meta.setdefault("kueue_dra.options", GlobalOptions(env=root.obj)))
 
 
 def command_options(ctx: click.Context, accepts: Accepts) -> GlobalOptions:
@@ -130,7 +132,7 @@ def command_options(ctx: click.Context, accepts: Accepts) -> GlobalOptions:
 
 def _store(attr: str, convert: Callable[[Any], Any] | None = None) -> Callable[..., Any]:
     def callback(ctx: click.Context, param: click.Parameter, value: Any) -> None:
-        if value is None or value == () or (value is False and attr != "allow_missing_template_keys"):
+        if value is None or value == () or (value is False and attr not in _SAID_FALSE):
             return
         opts = global_options(ctx)
         opts.given.add(attr)
@@ -142,10 +144,6 @@ def _store(attr: str, convert: Callable[[Any], Any] | None = None) -> Callable[.
         else:
             setattr(opts, attr, convert(value) if convert else value)
     return callback
-
-
-def _timeout(value: str) -> float:
-    return parse_timeout(value)
 
 
 _OPTIONS: list[Callable[..., Any]] = [
@@ -162,11 +160,14 @@ _OPTIONS: list[Callable[..., Any]] = [
     click.option("--as-group", "as_groups", metavar="GROUP", multiple=True, expose_value=False,
                  callback=_store("as_groups"), help="Impersonate this group (repeatable)."),
     click.option("--request-timeout", metavar="DURATION", expose_value=False,
-                 callback=_store("request_timeout", _timeout),
+                 callback=_store("request_timeout", parse_timeout),
                  help=f"Time to wait for one request, e.g. 10s (default {DEFAULT_TIMEOUT:g}s)."),
     click.option("--insecure-skip-tls-verify", "insecure_skip_tls_verify", is_flag=True, default=None,
                  expose_value=False, callback=_store("insecure_skip_tls_verify"),
                  help="Do not check the server's certificate (as kubectl; insecure)."),
+    click.option("--disable-compression", "disable_compression", type=OPTIONAL_BOOL, is_flag=False, flag_value="true",
+                 default=None, metavar="[=true|false]", expose_value=False, callback=_store("disable_compression"),
+                 help="Do not ask for compressed responses (default: asked for, but not from a loopback address)."),
     click.option("--no-headers", is_flag=True, default=None, expose_value=False,
                  callback=_store("no_headers"), help="Omit table headers."),
     click.option("--color", type=click.Choice(("auto", "always", "never")), expose_value=False,
@@ -175,12 +176,11 @@ _OPTIONS: list[Callable[..., Any]] = [
                  callback=_store("verbose"), help="Debug output (requests, tracebacks)."),
 ]
 
-_OPTIONS[8:8] = print_options(_store)
+_OPTIONS[9:9] = print_options(_store)
 
 FROM_OPTION = click.option(
     "--from", "from_path", metavar="PATH", expose_value=False, callback=_store("from_path"),
-    help="Read objects from a snapshot (YAML/JSON file or directory, must-gather tree) "
-         "instead of the cluster.")
+    help="Read objects from a snapshot (YAML/JSON file or directory, must-gather tree) instead of the cluster.")
 
 
 def with_global_options(f: Callable[..., Any]) -> Callable[..., Any]:

@@ -26,7 +26,8 @@ class _OptionalBool(click.ParamType):
             return True
         if text in ("false", "f", "0"):
             return False
-        self.fail(f'invalid argument "{value}" for "--allow-missing-template-keys": want true or false', param, ctx)
+        flag = max(param.opts, key=len) if param is not None else "the flag"
+        self.fail(f'invalid argument "{value}" for "{flag}": want true or false', param, ctx)
 
 
 OPTIONAL_BOOL = _OptionalBool()

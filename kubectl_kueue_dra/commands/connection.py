@@ -29,6 +29,7 @@ class ViewOptions(Protocol):
     as_groups: list[str]
     request_timeout: float
     insecure_skip_tls_verify: bool
+    disable_compression: bool | None
     verbose: int
 
 
@@ -50,5 +51,6 @@ def open_view(opts: ViewOptions) -> ClusterView:
         env=opts.env, kubeconfig=opts.kubeconfig, context=opts.context, namespace=opts.namespace,
         as_user=opts.as_user, as_groups=tuple(opts.as_groups),
         request_timeout=opts.request_timeout,
-        insecure_skip_tls_verify=opts.insecure_skip_tls_verify, debug=opts.verbose > 0))
+        insecure_skip_tls_verify=opts.insecure_skip_tls_verify, disable_compression=opts.disable_compression,
+        debug=opts.verbose > 0))
     return LiveView(client)

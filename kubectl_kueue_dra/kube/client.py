@@ -16,7 +16,7 @@ from urllib.parse import urlencode
 
 from . import errors, retry
 from .jsonstream import json_text
-from .kubeconfig import ConnectionOptions, LoadedConfig, load
+from .kubeconfig import ConnectionOptions, LoadedConfig, compression, load
 from .plain import pool_manager
 
 log = logging.getLogger(__name__)
@@ -53,6 +53,8 @@ class KubeClient:
         self._pool = pool_manager(cfg)
         self.server = cfg.host.rstrip("/")
         self.namespace = self.loaded.namespace
+        self.compressed, why = compression(opts, self.loaded)
+        log.debug("responses: %s (%s)", "gzip asked for" if self.compressed else "not compressed", why)
         self.stats = RequestStats()
         self._stats_lock = threading.Lock()  # list pages are fetched one ahead, on a second thread
         from .. import stats
@@ -71,6 +73,8 @@ class KubeClient:
         headers = urllib3.HTTPHeaderDict()
         headers["Accept"] = accept
         headers["User-Agent"] = "kubectl-kueue_dra"
+        if self.compressed:  # urllib3 inflates the body as it is read
+            headers["Accept-Encoding"] = "gzip"
         if content_type:
             headers["Content-Type"] = content_type
         for auth in self._cfg.auth_settings().values():
@@ -127,10 +131,10 @@ class KubeClient:
             if stream and 200 <= resp.status < 300:
                 return Stream(self, resp, method, url, started, attempts.deadline)
             payload = resp.data or b""
-            status, retry_after = resp.status, resp.headers.get("Retry-After")
+            status, retry_after, wire = resp.status, resp.headers.get("Retry-After"), _on_the_wire(resp)
             del resp  # the body is now held once, in `payload`
             elapsed_ms = (self.clock.monotonic() - started) * 1000
-            self._count(method, url, status, len(payload), elapsed_ms, started)
+            self._count(method, url, status, len(payload), elapsed_ms, started, wire=wire)
             if 200 <= status < 300:
                 if text:
                     return payload.decode("utf-8", "replace")
@@ -165,13 +169,15 @@ class KubeClient:
                                   "check --context/--kubeconfig and that the cluster is up")
 
     def _count(self, method: str, url: str, status: int, size: int, elapsed_ms: float, started: float,
-               wait_ms: float | None = None) -> None:
+               wait_ms: float | None = None, wire: int | None = None) -> None:
         from .. import stats
 
         call = {"method": method, "path": url[len(self.server):], "status": status, "bytes": size,
                 "at": round((started - stats.started()) * 1000, 1), "ms": round(elapsed_ms, 1)}
         if wait_ms is not None:
             call["waitMs"] = round(wait_ms, 1)
+        if wire is not None:
+            call["wireBytes"] = wire
         with self._stats_lock:
             self.stats.bytes_read += size
             self.stats.calls.append(call)
@@ -313,10 +319,17 @@ class Stream:
             return
         if not self._resp.isclosed():  # not read to its end: the connection cannot serve another request
             self._resp.close()
+        wire = _on_the_wire(self._resp)
         self._resp.release_conn()
         self._resp = None
         self._client._count(self._method, self._url, self.status, self.size,
-                            (self._client.clock.monotonic() - self._started) * 1000, self._started, self.waited * 1000)
+                            (self._client.clock.monotonic() - self._started) * 1000, self._started, self.waited * 1000,
+                            wire)
+
+
+def _on_the_wire(resp: Any) -> int | None:
+    """The bytes of a compressed body as they came over the wire (None: it was not compressed)."""
+    return resp.tell() if resp.headers.get("Content-Encoding") else None
 
 
 def _connection_error(e: BaseException) -> str:

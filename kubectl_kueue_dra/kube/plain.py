@@ -28,7 +28,7 @@ from typing import Any
 
 #: the fields of a plain context (anything else, e.g. ``exec``, ``proxy-url``: the package)
 _CLUSTER_KEYS = frozenset(("server", "certificate-authority", "certificate-authority-data",
-                           "insecure-skip-tls-verify", "tls-server-name", "extensions"))
+                           "insecure-skip-tls-verify", "tls-server-name", "disable-compression", "extensions"))
 _USER_KEYS = frozenset(("client-certificate", "client-certificate-data", "client-key", "client-key-data",
                         "token", "extensions"))
 

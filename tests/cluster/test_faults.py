@@ -159,6 +159,31 @@ def test_a_list_reset_in_the_middle_is_read_again_in_pages(faulty, baseline, tmp
     assert [e["action"] for e in proxy.requests(SLICES)] == ["reset", "forward", "forward"]
 
 
+def _slice_calls(stats_path):
+    return [c for c in json.loads(stats_path.read_text())["calls"] if c["path"].startswith(SLICES)]
+
+
+def test_a_compressed_list_is_the_same_answer_in_a_twentieth_of_the_bytes(faulty, baseline, tmp_path):
+    """Asked for (as kubectl asks), the real API server gzips the list; not asked over loopback."""
+    stats = tmp_path / "stats.json"
+    proc = run_plugin(faulty, "classes", "-o", "json", "--disable-compression=false", env={"KUEUE_DRA_STATS": str(stats)})
+    assert answer(proc) == baseline
+    (call,) = _slice_calls(stats)
+    assert 0 < call["wireBytes"] * 5 < call["bytes"], call
+    proc = run_plugin(faulty, "classes", "-o", "json", "-v", env={"KUEUE_DRA_STATS": str(stats)})
+    assert answer(proc) == baseline
+    assert [c.get("wireBytes") for c in _slice_calls(stats)] == [None]
+    assert "responses: not compressed (the API server is reached through loopback (127.0.0.1)" in proc.stderr
+
+
+def test_a_compressed_list_reset_in_the_middle_is_read_again_in_pages(faulty, baseline, tmp_path):
+    with FaultProxy(faulty, [break_whole()]) as proxy:
+        proc, _ = through(proxy, tmp_path, "classes", "-o", "json", "--disable-compression=false")
+    assert answer(proc) == baseline
+    broke_then(proc, proxy)
+    assert slice_requests(proxy) == [(200, False, False), (200, False, True), (200, True, True)]
+
+
 def test_the_real_api_priority_and_fairness_throttles_and_the_list_survives(faulty, tmp_path):
     expected = answer(run_plugin(faulty, "classes", "-o", "json", context="reader"))
     faulty.apply(apf.throttle_objects("reader"))

@@ -129,3 +129,44 @@ def test_parse_timeout(text, seconds):
 def test_parse_timeout_rejects_garbage():
     with pytest.raises(UsageError, match="invalid --request-timeout"):
         parse_timeout("soon")
+
+
+KC_COMPRESSION = """
+apiVersion: v1
+kind: Config
+current-context: remote
+clusters:
+- {name: remote, cluster: {server: "https://api.example.com:6443"}}
+- {name: remote-off, cluster: {server: "https://10.0.0.8:6443", disable-compression: true}}
+- {name: local4, cluster: {server: "https://127.0.0.1:6443"}}
+- {name: local6, cluster: {server: "https://[::1]:6443"}}
+- {name: localname, cluster: {server: "https://localhost:6443"}}
+users:
+- {name: u, user: {token: abc}}
+contexts:
+- {name: remote, context: {cluster: remote, user: u}}
+- {name: remote-off, context: {cluster: remote-off, user: u}}
+- {name: local4, context: {cluster: local4, user: u}}
+- {name: local6, context: {cluster: local6, user: u}}
+- {name: localname, context: {cluster: localname, user: u}}
+"""
+
+
+@pytest.mark.parametrize("context, flag, asked, because", [
+    ("remote", None, True, "as kubectl does"),
+    ("remote", True, False, "--disable-compression=true"),
+    ("remote-off", None, False, "the kubeconfig's cluster sets disable-compression"),
+    ("remote-off", False, True, "--disable-compression=false"),  # the flag wins over the kubeconfig
+    ("local4", None, False, "loopback (127.0.0.1)"),
+    ("local6", None, False, "loopback (::1)"),
+    ("localname", None, False, "loopback (localhost)"),
+    ("local4", False, True, "--disable-compression=false"),
+])
+def test_compression_is_asked_for_as_kubectl_does_but_not_over_loopback(tmp_path, context, flag, asked, because):
+    from kubectl_kueue_dra.kube.kubeconfig import compression
+
+    path = tmp_path / "config"
+    path.write_text(KC_COMPRESSION)
+    opts = _options(kubeconfig=str(path), context=context, disable_compression=flag)
+    on, why = compression(opts, load(opts))
+    assert on is asked and because in why, why
