@@ -62,8 +62,8 @@ class Dropped:
 
 
 def dropped_fields(objects: Iterable[dict[str, Any]]) -> list[Dropped]:
-    """Every gated field written for these objects and dropped by the API server (an object with
-    nothing on record for its kind's gated fields is passed over in one look, ``OnRecord``)."""
+    """Every gated field written for these objects and dropped by the API server (only the fields
+    on record as sent are looked for, ``OnRecord``)."""
     gated: dict[str, list[tuple[str, Path]]] = {}
     for gate, kind_path in g.GATED_FIELDS.items():
         for field_kind, path in kind_path:
@@ -72,10 +72,9 @@ def dropped_fields(objects: Iterable[dict[str, Any]]) -> list[Dropped]:
     out = []
     for obj in objects:
         kind = obj.get("kind") or ""
-        if kind not in gated or not recorded[kind](obj):
-            continue
-        for gate, path in gated[kind]:
-            written = written_but_absent(obj, path)
+        sent = recorded[kind](obj) if kind in gated else ()
+        for gate, path in gated.get(kind, ()):
+            written = written_but_absent(obj, path) if path in sent else None
             if written is not None:
                 out.append(Dropped(kind=kind, name=str((obj.get("metadata") or {}).get("name")), gate=gate,
                                    written=written))

@@ -107,28 +107,27 @@ def written_but_absent(obj: dict[str, Any], path: Path) -> Written | None:
 
 
 class OnRecord:
-    """Whether anything is on record for any of ``paths`` in an object, asked of many objects: an
-    object with no ``kubectl apply`` annotation whose writers' ``fieldsV1`` trees own none of the
-    paths has no field of them written (``written_but_absent`` is None for each). A tree shared
-    between objects' entries (the compactor shares equal ones) is walked once."""
+    """Which of ``paths`` an object has on record as sent, asked of many objects: every path when
+    it has a ``kubectl apply`` annotation, else those its writers' ``fieldsV1`` trees own; a path
+    not among them has no field written (``written_but_absent`` is None). A tree shared between
+    objects' entries (the compactor shares equal ones) is walked once."""
 
     def __init__(self, paths: tuple[Path, ...]) -> None:
         self.paths = paths
-        self._silent: dict[int, Any] = {}  # id → a tree owning none of the paths (held: its id stays its own)
+        self._owned: dict[int, tuple[Any, tuple[Path, ...]]] = {}  # id → (the tree, held: its id stays its own; paths)
 
-    def __call__(self, obj: dict[str, Any]) -> bool:
+    def __call__(self, obj: dict[str, Any]) -> tuple[Path, ...]:
         meta = obj.get("metadata") or {}
         if LAST_APPLIED in (meta.get("annotations") or {}):
-            return True
-        silent = self._silent
+            return self.paths
+        found: tuple[Path, ...] = ()
         for entry in meta.get("managedFields") or []:
             fields = entry.get("fieldsV1") if isinstance(entry, dict) else None
-            if silent.get(id(fields), silent) is fields:
-                continue
-            if any(_owns(fields, path) for path in self.paths):
-                return True
-            silent[id(fields)] = fields
-        return False
+            known = self._owned.get(id(fields))
+            if known is None or known[0] is not fields:
+                known = self._owned[id(fields)] = (fields, tuple(p for p in self.paths if _owns(fields, p)))
+            found += tuple(p for p in known[1] if p not in found)
+        return found
 
 
 def keep_top_fields(entry: dict[str, Any], under: str = "spec") -> dict[str, Any]:
