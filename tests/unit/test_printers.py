@@ -8,6 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kubectl_kueue_dra.render.printers import columns, gotext, sorting, spec
 from kubectl_kueue_dra.render.printers.jsonpath_eval import JSONPath, JSONPathError
@@ -123,3 +125,26 @@ def test_output_errors():
     with pytest.raises(spec.OutputError, match="template format specified but no template given"):
         spec.parse_output("jsonpath")
     assert spec.parse_output("jsonpath", template_flag="{.a}").template == "{.a}"
+
+
+_JSON_LEAVES = st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70), st.text(),
+                         st.text(alphabet=st.characters(min_codepoint=0x7e, max_codepoint=0x10ffff)))
+_DOCUMENTS = st.recursive(_JSON_LEAVES, lambda inner: st.one_of(
+    st.lists(inner, max_size=4), st.dictionaries(st.one_of(st.text(), st.integers()), inner, max_size=4)), max_leaves=25)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_DOCUMENTS)
+def test_json_output_is_what_json_dumps_writes(document):
+    """-o json is ``json.dumps(indent=2)`` character for character (non-ASCII escaped, DEL too), built in C."""
+    from kubectl_kueue_dra.render.printers.emit import json_text
+
+    assert json_text(document) == json.dumps(document, indent=2)
+
+
+def test_json_output_of_what_msgspec_refuses_and_of_floats():
+    from kubectl_kueue_dra.render.printers.emit import json_text
+
+    assert json_text({"s": "\ud800"}) == json.dumps({"s": "\ud800"}, indent=2)  # a lone surrogate: json.dumps
+    floats = {"a": 1e-05, "b": 0.1, "c": 1e20, "d": -2.5}
+    assert json.loads(json_text(floats)) == floats
