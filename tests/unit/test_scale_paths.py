@@ -149,8 +149,8 @@ def test_a_devices_attribute_problem_is_found_once_for_every_grouping(monkeypatc
     alone = [[cel_device.projected_key(fp, NV, d) for d in devices]
              for fp in (SelectorEvaluator()._footprint((MIG,)), SelectorEvaluator()._footprint((BIG,)))]
     calls = []
-    real = cel_device._attribute_problem
-    monkeypatch.setattr(cel_device, "_attribute_problem", lambda *a: calls.append(a[1]["name"]) or real(*a))
+    real = cel_device.attribute_problem
+    monkeypatch.setattr(cel_device, "attribute_problem", lambda *a: calls.append(a[1]["name"]) or real(*a))
     ev = SelectorEvaluator()
     keyers = [ev.group_keyer([sels]) for sels in ([MIG], [BIG], [MIG], [BIG])]
     shared = [[keyer(NV, d) for d in devices] for keyer in keyers]

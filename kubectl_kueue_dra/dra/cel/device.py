@@ -23,7 +23,7 @@ from ..quantity import QuantityError, parse_quantity
 from .errors import SCHEDULER, CelDialect, CelEvalError, Footprint
 from .lib import CelQuantity, Semver, SemverError
 
-__all__ = ["device_activation", "device_shape_key", "projected_key"]
+__all__ = ["attribute_problem", "device_activation", "device_shape_key", "projected_key"]
 
 _LIST_KEYS = frozenset({"ints", "bools", "strings", "versions"})
 
@@ -159,7 +159,7 @@ def device_shape_key(driver: str, device: dict[str, Any]) -> Hashable:
     return key
 
 
-def _attribute_problem(driver: str, device: dict[str, Any], dialect: CelDialect = SCHEDULER) -> str | None:
+def attribute_problem(driver: str, device: dict[str, Any], dialect: CelDialect = SCHEDULER) -> str | None:
     """Why this dialect could not convert this device's attributes, or None."""
     attrs = device.get("attributes") or {}
     values = attrs.values()
@@ -239,10 +239,10 @@ def projected_key(footprint: Footprint, driver: str, device: dict[str, Any],
 def _problem(driver: str, device: dict[str, Any], dialect: CelDialect,
              problems: dict[int, tuple[Any, str | None]] | None) -> str | None:
     if problems is None:
-        return _attribute_problem(driver, device, dialect)
+        return attribute_problem(driver, device, dialect)
     hit = problems.get(id(device))
     if hit is None or hit[0] is not device:
-        hit = problems[id(device)] = (device, _attribute_problem(driver, device, dialect))
+        hit = problems[id(device)] = (device, attribute_problem(driver, device, dialect))
     return hit[1]
 
 

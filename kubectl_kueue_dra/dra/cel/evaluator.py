@@ -44,7 +44,7 @@ from celpy.evaluation import CELEvalError
 from .analysis import analyze
 from .bind import expand_bindings
 from .device import (
-    _attribute_problem,
+    attribute_problem as device_attribute_problem,
     device_activation,
     device_shape_key,
     footprint_reads,
@@ -298,7 +298,7 @@ class SelectorEvaluator:
 
     def attribute_problem(self, driver: str, device: dict[str, Any]) -> str | None:
         """Why this dialect could not convert the device's attributes, or None."""
-        return _attribute_problem(driver, device, self.dialect)
+        return device_attribute_problem(driver, device, self.dialect)
 
     def union_footprint(self, selector_lists: Sequence[Sequence[str]]) -> Footprint | None:
         """Every part of a device these selector lists can read together, or None when one of
