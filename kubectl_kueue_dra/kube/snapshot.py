@@ -1,22 +1,27 @@
 """Load an offline snapshot given with ``--from PATH``.
 
 Accepted: one YAML or JSON file, or a directory searched recursively for ``*.yaml``, ``*.yml`` and
-``*.json``. A file may hold several YAML documents, a ``kind: List`` (what ``kubectl get -o yaml``
-prints) or a typed list such as ``PodList``; the ``oc adm must-gather`` tree
-(``cluster-scoped-resources/<group>/<plural>/<name>.yaml``, ``namespaces/<ns>/<group>/<plural>/…``)
-is just such a directory. A JSON file may hold several documents one after another (``kubectl get
--o json >> file``, JSON Lines) or an array of objects; a file beginning with a UTF-16 byte-order
-mark is read as UTF-16 (as kubectl reads ``-f``). Documents without ``apiVersion``/``kind`` are
-ignored, so the rest of a must-gather (logs, events as text) does no harm; malformed YAML or JSON
-is an error naming the file and line, because a silently skipped file would give a wrong answer.
+``*.json``, each of them also gzip-compressed (``snap.json.gz``: a file that begins with gzip's
+magic bytes is inflated as it is read, whatever its name). A file may hold several YAML documents,
+a ``kind: List`` (what ``kubectl get -o yaml`` prints) or a typed list such as ``PodList``; the
+``oc adm must-gather`` tree (``cluster-scoped-resources/<group>/<plural>/<name>.yaml``,
+``namespaces/<ns>/<group>/<plural>/…``) is just such a directory. A JSON file may hold several
+documents one after another (``kubectl get -o json >> file``, JSON Lines) or an array of objects;
+a file beginning with a UTF-16 byte-order mark is read as UTF-16 (as kubectl reads ``-f``).
+Documents without ``apiVersion``/``kind`` are ignored, so the rest of a must-gather (logs, events
+as text) does no harm; malformed YAML or JSON, or a damaged gzip file, is an error naming the file
+(and line), because a silently skipped file would give a wrong answer.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
+import zlib
 from typing import Any
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from ..errors import SnapshotError
 from ..k8s.envelope import describe, envelope_problem
@@ -30,6 +35,9 @@ from .view import ClusterView, Obj
 from .yamlstream import fast_loader, load_documents
 
 SUFFIXES = (".yaml", ".yml", ".json")
+_GZIP_MAGIC = b"\x1f\x8b"
+#: what reading a damaged gzip file raises (a truncated one: EOFError)
+_GZIP_ERRORS = (gzip.BadGzipFile, EOFError, zlib.error)
 
 
 def _files(path: str, shown: str) -> list[str]:
@@ -41,7 +49,7 @@ def _files(path: str, shown: str) -> list[str]:
     for root, dirs, names in os.walk(path):
         dirs.sort()
         dirs[:] = [d for d in dirs if not d.startswith(".")]
-        found.extend(os.path.join(root, n) for n in sorted(names) if n.endswith(SUFFIXES))
+        found.extend(os.path.join(root, n) for n in sorted(names) if n.removesuffix(".gz").endswith(SUFFIXES))
     if not found:
         raise SnapshotError(f"--from {shown}: no YAML or JSON files in this directory")
     return found
@@ -72,18 +80,31 @@ def _typed(item: dict[str, Any], container: Any) -> None:
         item.setdefault("apiVersion", container.get("apiVersion"))
 
 
+@contextmanager
+def _opened(path: str) -> Iterator[Any]:
+    """The file, its bytes inflated as they are read when it is gzip-compressed."""
+    with open(path, "rb") as f:
+        gzipped = f.read(2) == _GZIP_MAGIC
+        f.seek(0)
+        if not gzipped:
+            yield f
+            return
+        with gzip.GzipFile(fileobj=f, mode="rb") as inflated:
+            yield inflated
+
+
 def _streamed_json(path: str, on_item: Callable[[Any, dict[str, Any]], Any]) -> list[Any] | None:
     """The JSON documents of a file (one, or a stream of them), parsed item by item, each item
     through ``on_item`` as soon as it is read (``kube/jsonstream.py``); None when the file is not
     that, or not well-formed (the caller then reads it whole, and reports the error)."""
     try:
-        with open(path, "rb") as f:
+        with _opened(path) as f:
             head = f.read(4096).lstrip()
             if not head.startswith((b"{", b"[")):
                 return None
             f.seek(0)
             return load_all(f, on_item)
-    except (OSError, ValueError, RecursionError):
+    except (OSError, ValueError, RecursionError, *_GZIP_ERRORS):
         return None
 
 
@@ -94,20 +115,23 @@ def _documents(path: str, compact: Any = None) -> Iterator[Any]:
         yield from streamed
         return
     try:
-        with open(path, "rb") as f:
+        with _opened(path) as f:
             data = f.read()
+    except _GZIP_ERRORS as e:
+        raise SnapshotError(f"{path}: not a whole gzip file: {e}") from None
     except OSError as e:
         raise SnapshotError(f"{path}: {e.strerror}") from None
     try:
         text = manifest_text(data)
     except NotUtf8 as e:
         raise SnapshotError(f"{path}: {e}") from None
-    if path.endswith(".json") or text.lstrip()[:1] in ("{", "["):
+    json_named = path.removesuffix(".gz").endswith(".json")
+    if json_named or text.lstrip()[:1] in ("{", "["):
         try:
             yield from values(text)
             return
         except json.JSONDecodeError as e:
-            if path.endswith(".json"):
+            if json_named:
                 raise SnapshotError(f"{path}:{e.lineno}: malformed JSON: {e.msg}") from None
     import yaml  # only for YAML: a JSON List (the big snapshots) never loads it
 

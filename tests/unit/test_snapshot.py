@@ -194,3 +194,48 @@ def test_field_and_label_selectors_on_snapshot():
     jobs = view.list("Job", "ml-research", label_selector="kueue.x-k8s.io/queue-name=research")
     assert {j["metadata"]["name"] for j in jobs} == {"notebook-eval", "pretrain"}
     assert view.list("Job", "ml-research", label_selector="kueue.x-k8s.io/queue-name=other") == []
+
+
+def test_gzip_compressed_files_are_inflated_as_read(tmp_path):
+    """``kubectl get -o json | gzip > snap.json.gz``: a file beginning with gzip's magic bytes is
+    read as its inflated text (streamed when it is JSON, whole when YAML), whatever its name; in a
+    directory, ``*.json.gz``/``*.yaml.gz`` are read and other ``.gz`` files (logs) are not."""
+    import gzip
+
+    cls = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "a"}}
+    rs = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
+          "spec": {"driver": "d", "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1},
+                   "devices": [{"name": f"g{i}", "attributes": {"x": {"string": "y"}}} for i in range(300)]}}
+    listing = json.dumps({"apiVersion": "v1", "kind": "List", "items": [cls, rs] * 40}, indent=4)
+    plain = load_objects(str(write(tmp_path / "plain", "snap.json", listing)))
+    assert len(plain) == 80
+    for name, text in (("snap.json.gz", listing), ("snap.yaml.gz", f"{json.dumps(cls)}\n---\n{json.dumps(rs)}\n"),
+                       ("no-suffix", listing)):
+        path = tmp_path / "gz" / name
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(gzip.compress(text.encode()))
+        objects = load_objects(str(path))
+        assert objects == (plain if text is listing else [cls, rs]), name
+    directory = tmp_path / "dir"
+    (directory / "sub").mkdir(parents=True)
+    (directory / "sub" / "snap.json.gz").write_bytes(gzip.compress(listing.encode()))
+    (directory / "kubelet.log.gz").write_bytes(gzip.compress(b"not json ["))
+    assert load_objects(str(directory)) == plain
+
+
+@pytest.mark.parametrize("damage", ["truncated", "header", "crc"])
+def test_a_damaged_gzip_file_is_one_error_naming_it(tmp_path, damage):
+    import gzip
+
+    data = gzip.compress(json.dumps({"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": f"n{i}"}} for i in range(500)]}).encode())
+    if damage == "truncated":
+        data = data[: len(data) // 2]
+    elif damage == "header":
+        data = data[:2] + b"garbage"
+    else:  # the trailer's CRC of the inflated bytes
+        data = data[:-8] + bytes(b ^ 0xFF for b in data[-8:-4]) + data[-4:]
+    path = tmp_path / "snap.json.gz"
+    path.write_bytes(data)
+    with pytest.raises(SnapshotError, match=rf"^{path}: not a whole gzip file: "):
+        load_objects(str(path))
