@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .cel import CelError, SelectorEvaluator, compile_selector
-from .cel.device import _split_name
+from .cel.attributes import _split_name
 from .devices import Pool
 
 

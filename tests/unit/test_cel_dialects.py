@@ -2,6 +2,7 @@
 ``cel.Device`` without ``AllowMultipleAllocations``) builds ``device`` and words its errors, next
 to kube-scheduler; and the parser cache being made on first use, not at import."""
 
+import json
 import os
 import subprocess
 import sys
@@ -87,20 +88,28 @@ def test_kueue_versions_use_the_v036_dialect():
 
 def test_parser_cache_is_made_on_first_compile_not_at_import(tmp_path):
     """The cache directory is the one the run says (its XDG_CACHE_HOME), made when the first
-    expression is compiled: not at import, not when the directory is said."""
+    expression is compiled by cel-python: not at import, not when the directory is said, not for a
+    simple selector (decided without cel-python)."""
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
     env.pop("XDG_CACHE_HOME", None)
     code = ("import pathlib, sys; import kubectl_kueue_dra.dra.cel as c; from kubectl_kueue_dra.dra import cel_cache; "
             "d = pathlib.Path(sys.argv[1]) / 'kueue-dra'; cel_cache.use(sys.argv[1]); "
-            "assert not d.exists(), 'made too early'; c.compile_selector('device.driver == \"x\"'); "
+            "c.compile_selector('device.driver == \"x\"'); assert not d.exists(), 'made too early'; "
+            "c.compile_selector('device.driver.startsWith(\"x\")'); "
             "print(sorted(p.name for p in d.iterdir()))")
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], check=False, env=env, capture_output=True,
                          text=True)
     assert out.returncode == 0, out.stderr
     assert "cel-parser-lark-" in out.stdout
-    # the command line says it from the run's XDG_CACHE_HOME
-    examples = Path(__file__).resolve().parents[2] / "examples" / "mig-partitionable"
-    cli = subprocess.run([sys.executable, "-m", "kubectl_kueue_dra", "classes", "--from", str(examples)], check=False,
+    # the command line says it from the run's XDG_CACHE_HOME (a class whose selector is not simple)
+    snapshot = tmp_path / "snap.json"
+    snapshot.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "a100"},
+         "spec": {"selectors": [{"cel": {"expression": f"device.attributes['{D}'].model.startsWith('A100')"}}]}},
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
+         "spec": {"driver": D, "nodeName": "n", "pool": {"name": "n", "generation": 1, "resourceSliceCount": 1},
+                  "devices": [{"name": "g", "attributes": {"model": {"string": "A100"}}}]}}]}))
+    cli = subprocess.run([sys.executable, "-m", "kubectl_kueue_dra", "classes", "--from", str(snapshot)], check=False,
                          env=dict(env, XDG_CACHE_HOME=str(tmp_path / "xdg")), capture_output=True, text=True)
     assert cli.returncode == 0, cli.stderr
     assert [p.name.startswith("cel-parser-lark-") for p in (tmp_path / "xdg" / "kueue-dra").iterdir()] == [True]

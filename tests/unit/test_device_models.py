@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kubectl_kueue_dra.dra.cel import SelectorEvaluator
-from kubectl_kueue_dra.dra.cel import device as cel_device
+from kubectl_kueue_dra.dra.cel import keys as cel_keys
 from kubectl_kueue_dra.dra.devices import ShapeIndex, count_matching, group_pools
 from kubectl_kueue_dra.kube.compact import SliceCompactor
 
@@ -80,8 +80,8 @@ def test_alike_devices_are_keyed_once_per_model(monkeypatch):
     slices, parts = slices_of([node(n) for n in range(10)])
     assert len(parts.alike) == 10
     checked = []
-    real = cel_device.attribute_problem
-    monkeypatch.setattr(cel_device, "attribute_problem", lambda *a: checked.append(a[1]["name"]) or real(*a))
+    real = cel_keys.attribute_problem
+    monkeypatch.setattr(cel_keys, "attribute_problem", lambda *a: checked.append(a[1]["name"]) or real(*a))
     index = ShapeIndex(group_pools(slices, parts), [[SELECTORS[0]]], SelectorEvaluator())
     assert len(index.representatives) == 1 and len(checked) <= 2 * 4  # 40 devices, 4 models
     checked.clear()

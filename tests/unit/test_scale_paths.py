@@ -115,7 +115,7 @@ def test_group_keys_are_the_projections_found_once_per_combination_of_parts(sele
     """A keyer gives every device its projection, and computes it once per combination of the very
     objects the footprint reads (shared by the compactor), not once per device; equal values that
     are not the same object, and devices without attributes, get the same keys all the same."""
-    from kubectl_kueue_dra.dra.cel import device as cel_device
+    from kubectl_kueue_dra.dra.cel import keys as cel_keys
 
     shared, other = dev("m"), dev("m", profile="3g.40gb")
     devices = []
@@ -127,11 +127,11 @@ def test_group_keys_are_the_projections_found_once_per_combination_of_parts(sele
         devices.append(d)
     devices += [{"name": "bare"}, {"name": "bare-too", "attributes": {}}, dev("gpu", typ="gpu", profile=None)]
     fp = SelectorEvaluator()._footprint(tuple(selectors))
-    alone = [cel_device.projected_key(fp, NV, d) for d in devices]
+    alone = [cel_keys.projected_key(fp, NV, d) for d in devices]
     projections = []
-    real = cel_device._projection
-    monkeypatch.setattr(cel_device, "_projection", lambda *a: projections.append(a) or real(*a))
-    keyer = cel_device.grouping_keyer(fp)
+    real = cel_keys._projection
+    monkeypatch.setattr(cel_keys, "_projection", lambda *a: projections.append(a) or real(*a))
+    keyer = cel_keys.grouping_keyer(fp)
     assert [keyer(NV, d) for d in devices] == alone
     assert len(projections) <= most, len(projections)
 
@@ -142,15 +142,15 @@ def test_a_devices_attribute_problem_is_found_once_for_every_grouping(monkeypatc
     and dialect for the second grouping and every one after it (the first keeps nothing: a run
     that groups once would only pay for an entry per device), and the keys are the ones found
     without sharing."""
-    from kubectl_kueue_dra.dra.cel import device as cel_device
+    from kubectl_kueue_dra.dra.cel import keys as cel_keys
 
     devices = [dev("a"), dev("b", profile="3g.40gb"), dev("c", typ="gpu", profile=None)]
     devices[1]["attributes"]["cudaComputeCapability"] = {"version": "x"}
-    alone = [[cel_device.projected_key(fp, NV, d) for d in devices]
+    alone = [[cel_keys.projected_key(fp, NV, d) for d in devices]
              for fp in (SelectorEvaluator()._footprint((MIG,)), SelectorEvaluator()._footprint((BIG,)))]
     calls = []
-    real = cel_device.attribute_problem
-    monkeypatch.setattr(cel_device, "attribute_problem", lambda *a: calls.append(a[1]["name"]) or real(*a))
+    real = cel_keys.attribute_problem
+    monkeypatch.setattr(cel_keys, "attribute_problem", lambda *a: calls.append(a[1]["name"]) or real(*a))
     ev = SelectorEvaluator()
     keyers = [ev.group_keyer([sels]) for sels in ([MIG], [BIG], [MIG], [BIG])]
     shared = [[keyer(NV, d) for d in devices] for keyer in keyers]

@@ -1,11 +1,13 @@
 """DRA device selectors (CEL) evaluated the way kube-scheduler - or Kueue - evaluates them.
 
-Built on cel-python (``celpy``, InterpretedRunner: its CompiledRunner cannot call user
-functions) plus ``lib`` (the Kubernetes CEL libraries). Mirrors
+Built on cel-python (``engine``: ``celpy`` plus ``lib``, the Kubernetes CEL libraries), which is
+loaded only for a selector that is not ``simple`` (string equalities on the driver and on
+attributes, decided on the device itself where certain). Mirrors
 ``k8s.io/dynamic-resource-allocation/cel`` and the allocator's ``selectorsMatch``. The pieces:
 ``parser`` (the parser, its tables cached), ``analysis`` (compile-time checks and the
-footprint), ``device`` (the ``device`` variable), ``errors`` (errors and the dialects:
-what differs between the scheduler and Kueue); this module compiles and evaluates.
+footprint), ``device`` (the ``device`` variable), ``keys`` (what devices share a result under,
+and the attribute problems), ``errors`` (errors and the dialects: what differs between the
+scheduler and Kueue); this module compiles (cached) and evaluates.
 
 * An unknown *domain* is an empty map (``has(device.attributes['x.com'].a)`` is false,
   ``'x.com' in device.attributes`` is false); an unknown *id* is the runtime error
@@ -35,26 +37,11 @@ development branch, apiserver v0.36, cel-go v0.26/v0.27) and cel-python 0.5.0:
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from celpy import celtypes
-from celpy.celparser import CELParseError
-from celpy.evaluation import CELEvalError
-
-from .analysis import analyze
-from .bind import expand_bindings
-from .device import (
-    attribute_problem as device_attribute_problem,
-    device_activation,
-    device_shape_key,
-    footprint_reads,
-    grouping_keyer,
-    projected_key,
-)
 from .errors import (
     KUEUE_DRA_V036,
     MAX_EXPRESSION_LENGTH,
-    NO_SUCH_KEY_HINT,
     SCHEDULER,
     CelCompileError,
     CelDialect,
@@ -62,11 +49,11 @@ from .errors import (
     CelEvalError,
     Footprint,
 )
-from .format import NOT_EVALUABLE
-from .lib import FUNCTIONS, CelQuantity, Semver
-from .optional import expand_optionals
-from .parser import environment
-from .source import OPTIONAL_SYNTAX, blank_literals
+from .keys import attribute_problem, device_shape_key, footprint_reads, grouping_keyer, projected_key
+from .simple import SimpleSelector, parse
+
+if TYPE_CHECKING:
+    from .engine import Selector
 
 __all__ = [
     "KUEUE_DRA_V036",
@@ -76,158 +63,35 @@ __all__ = [
     "CelDialect",
     "CelError",
     "CelEvalError",
-    "Selector",
     "SelectorEvaluator",
+    "SimpleSelector",
     "compile_selector",
-    "device_activation",
     "device_shape_key",
     "footprint_reads",
 ]
 
-
-def _conditional(cond: Any, x: Any, y: Any) -> Any:
-    """``c ? x : y`` keeping the condition's own error (cel-python reports "no overload")."""
-    if isinstance(cond, CELEvalError):
-        return cond
-    if not isinstance(cond, celtypes.BoolType):
-        return CELEvalError("no such overload")
-    return x if cond else y
-
-
-_FUNCTIONS = dict(FUNCTIONS, **{"_?_:_": _conditional})
-
-
-class Selector:
-    """A compiled selector expression."""
-
-    def __init__(self, expression: str, runner: Any, footprint: Footprint | None,
-                 dialect: CelDialect = SCHEDULER):
-        self.expression = expression
-        self.dialect = dialect
-        self._runner = runner
-        #: What parts of ``device`` the expression reads; None = anything.
-        self.footprint = footprint
-
-    def evaluate(self, activation: dict[str, Any]) -> bool:
-        """Evaluate on an activation from :func:`device_activation`; raises CelEvalError."""
-        try:
-            value = self._runner.evaluate(activation)
-        except CELEvalError as e:
-            if str(e.args[0] if e.args else "").startswith(NOT_EVALUABLE):
-                raise CelCompileError(self.expression, str(e.args[0])[len(NOT_EVALUABLE):], True) from None
-            raise CelEvalError(self.expression, _eval_message(e, self.dialect)) from None
-        except RecursionError:
-            raise CelCompileError(self.expression, "too deeply nested for cel-python", True) from None
-        except Exception as e:  # noqa: BLE001 - cel-python failing on syntax it parsed
-            raise CelCompileError(self.expression, f"cel-python failed: {type(e).__name__}: {e}", True) from None
-        if not isinstance(value, celtypes.BoolType):
-            name = _type_name(value)
-            raise CelEvalError(self.expression, f"CEL result of type {name} could not be converted to bool: "
-                                                f"{_CONVERSION.get(name, f'type conversion error to {_BOOL}')}")
-        return bool(value)
-
-    def __repr__(self) -> str:
-        return f"Selector({self.expression!r})"
-
-
 _COMPILED: dict[tuple[CelDialect, str], Any] = {}
 
 
-def compile_selector(expr: str, dialect: CelDialect = SCHEDULER) -> Selector:
-    """Compile (cached by dialect and text); raises CelCompileError, the same error for the same text."""
+def compile_selector(expr: str, dialect: CelDialect = SCHEDULER) -> Selector | SimpleSelector:
+    """Compile (cached by dialect and text): a ``SimpleSelector`` where the text is one, else with
+    cel-python; raises CelCompileError, the same error for the same text."""
     hit = _COMPILED.get((dialect, expr))
     if hit is None:
-        try:
-            hit = _compile(expr, dialect)
-        except CelCompileError as e:
-            hit = e
+        terms = parse(expr)
+        if terms is not None:
+            hit = SimpleSelector(expr, terms, dialect)
+        else:
+            from .engine import compile_full
+
+            try:
+                hit = compile_full(expr, dialect)
+            except CelCompileError as e:
+                hit = e
         _COMPILED[(dialect, expr)] = hit
     if isinstance(hit, CelCompileError):
         raise hit
     return hit
-
-
-def _compile(expr: str, dialect: CelDialect) -> Selector:
-    if not isinstance(expr, str):
-        raise CelCompileError(str(expr), "the expression is not a string")
-    size = len(expr.encode("utf-8"))
-    if size > MAX_EXPRESSION_LENGTH:
-        raise CelCompileError(
-            expr, f"expression is {size} bytes long, Kubernetes allows at most {MAX_EXPRESSION_LENGTH}"
-        )
-    text = expand_bindings(expr) if "bind" in expr else expr
-    if "?" in text:
-        text = expand_optionals(text)
-    if OPTIONAL_SYNTAX.search(blank_literals(text)):
-        raise CelCompileError(expr, "optional syntax (optional.of/none, optional list or map elements, .?field "
-                                    "outside a selection chain)", unsupported=True)
-    try:
-        ast = environment().compile(text)
-    except CELParseError as e:
-        line, col = getattr(e, "line", None), getattr(e, "column", None)
-        where = f" at line {line}, column {col}" if line and col else ""
-        near = ""
-        if line and col:
-            text_line = expr.splitlines()[line - 1] if expr.splitlines() else ""
-            near = f" near {text_line[col - 1 : col + 19]!r}"
-        raise CelCompileError(expr, f"syntax error{where}{near}") from None
-    except RecursionError:
-        raise CelCompileError(expr, "too deeply nested for cel-python", unsupported=True) from None
-    footprint = analyze(expr, ast, dialect)
-    return Selector(expr, environment().program(ast, _FUNCTIONS), footprint, dialect)
-
-
-_TYPE_NAMES = {
-    celtypes.BoolType: "bool", celtypes.IntType: "int", celtypes.UintType: "uint", celtypes.DoubleType: "double",
-    celtypes.StringType: "string", celtypes.BytesType: "bytes", celtypes.ListType: "list", celtypes.MapType: "map",
-    CelQuantity: "kubernetes.Quantity", Semver: "kubernetes.Semver", type(None): "null_type",
-}
-
-
-def _type_name(v: Any) -> str:
-    for t, name in _TYPE_NAMES.items():
-        if isinstance(v, t):
-            return name
-    return type(v).__name__
-
-
-# ConvertToNative(bool) errors of cel-go v0.26/v0.27 and k8s.io/apiserver v0.36, by type name
-_BOOL = "'bool'"
-_CONVERSION = {
-    "string": "unsupported native conversion from string to 'bool'",
-    "int": "unsupported type conversion from 'int' to bool",
-    "uint": "unsupported type conversion from 'uint' to bool",
-    "double": "type conversion error from Double to 'bool'",
-    "bytes": "type conversion error from Bytes to 'bool'",
-    "list": "type conversion error from list to 'bool'",
-    "map": "type conversion error from map to 'bool'",
-    "null_type": "type conversion error from 'null_type' to 'bool'",
-    "kubernetes.Quantity": "type conversion error from 'Quantity' to 'bool'",
-    "kubernetes.Semver": "type conversion error from 'Semver' to 'bool'",
-}
-
-
-def _eval_message(e: CELEvalError, dialect: CelDialect = SCHEDULER) -> str:
-    """cel-python's error in cel-go's words, plus (for dialects that add it) the hint for missing keys."""
-    args = e.args
-    msg = str(args[0]) if args else "evaluation error"
-    cause = args[2] if len(args) > 2 and isinstance(args[2], tuple) else ()
-    if msg == "no such key" and cause:
-        msg = f"no such key: {cause[0]}"
-    elif msg.startswith("no such member in mapping: "):
-        msg = "no such key: " + msg[len("no such member in mapping: ") :].strip("'\"")
-    elif msg.startswith("undeclared reference to"):
-        msg = msg.split(" (in activation", 1)[0]
-    elif msg.startswith("found no matching overload") or msg == "no such overload":
-        msg = "no such overload"
-    elif msg == "modulus or divide by zero":
-        msg = "division by zero"
-    elif msg == "return error for overflow":
-        msg = "integer overflow" if cause == ("overflow",) else f"{msg}: {cause[0] if cause else ''}".rstrip(": ")
-    if "no such key:" in msg and dialect.no_such_key_hint:
-        msg = f"{msg}. {NO_SUCH_KEY_HINT}"
-    return msg
-
 
 
 # -- the evaluator ------------------------------------------------------------------------------
@@ -244,7 +108,7 @@ class SelectorEvaluator:
     forms) the cache key holds just those parts, so devices that differ only in,
     say, ``uuid`` share one evaluation; otherwise it is :func:`device_shape_key`.
 
-    ``evaluations`` counts CEL evaluations actually run (one per expression),
+    ``evaluations`` counts the expressions evaluated (one each: decided by ``simple``, or run by cel-python),
     ``cache_hits`` the ``matches`` calls answered from the cache.
     """
 
@@ -264,7 +128,7 @@ class SelectorEvaluator:
         self._problems: dict[int, tuple[Any, str | None]] = {}
         self._groupings = 0
 
-    def compile(self, expression: str) -> Selector:
+    def compile(self, expression: str) -> Selector | SimpleSelector:
         """``compile_selector`` in this evaluator's dialect."""
         return compile_selector(expression, self.dialect)
 
@@ -298,7 +162,7 @@ class SelectorEvaluator:
 
     def attribute_problem(self, driver: str, device: dict[str, Any]) -> str | None:
         """Why this dialect could not convert the device's attributes, or None."""
-        return device_attribute_problem(driver, device, self.dialect)
+        return attribute_problem(driver, device, self.dialect)
 
     def union_footprint(self, selector_lists: Sequence[Sequence[str]]) -> Footprint | None:
         """Every part of a device these selector lists can read together, or None when one of
@@ -338,8 +202,18 @@ class SelectorEvaluator:
     def _evaluate(self, exprs: tuple[str, ...], driver: str, device: dict[str, Any]) -> bool:
         activation = None
         for expr in exprs:
-            selector = compile_selector(expr, self.dialect)
+            selector: Any = compile_selector(expr, self.dialect)
+            if isinstance(selector, SimpleSelector):
+                decided = selector.decide(driver, device)
+                if decided is not None:
+                    self.evaluations += 1
+                    if not decided:
+                        return False
+                    continue
+                selector = selector.full()
             if activation is None:
+                from .device import device_activation
+
                 try:
                     activation = device_activation(driver, device, self.dialect)
                 except CelEvalError as e:
