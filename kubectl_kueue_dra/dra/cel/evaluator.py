@@ -16,18 +16,15 @@ scheduler and Kueue); this module compiles (cached) and evaluates.
   workload. Only ``&&``/``||`` absorb errors (``false && <error>`` is false).
 * Selectors are evaluated in order and stop at the first false one; an attribute that cannot be
   converted (bad version string; a list without list attributes) is an error for every selector.
-* A non-bool result is ``CEL result of type T could not be converted to bool: <cel-go's
-  conversion error>`` (the conversion error worded per type as cel-go v0.26/v0.27 word it).
 * Expressions over 10240 bytes are rejected without compiling, as the API server does.
 
 Not reproduced: static type checking (a non-bool result is only found when evaluated), the CEL
 cost limit, and cel-go's compile error text (``ERROR: <input>:1:7: ...`` with a caret line).
 
 Checked against the Kubernetes sources (dynamic-resource-allocation v0.36 and the 1.37
-development branch, apiserver v0.36, cel-go v0.26/v0.27) and cel-python 0.5.0:
+development branch, apiserver v0.36, cel-go v0.26/v0.27) and cel-python 0.5.0 (what ``engine``
+does about cel-python's own ways is said there):
 
-* cel-python turns ``<error> && <error>`` into "no matching overload", and an error in
-  ``c ? x : y`` likewise; here the first error is kept, as in cel-go.
 * ``has(m['k'])`` is a compile error in cel-go (``has()`` needs a field selection).
 * Real drivers publish per-device attributes (``uuid``, ``pciBusID``), so whole device shapes
   rarely repeat; the evaluator keys its cache on what the expressions can read instead.
