@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .cel import CelError, SelectorEvaluator, compile_selector
-from .cel.attributes import _split_name
+from .cel.attributes import split_name
 from .devices import Pool
 
 
@@ -100,7 +100,7 @@ def read_parts(footprint: frozenset[tuple[Any, ...]] | None, driver: str, device
     out: dict[str, Any] = {}
 
     def short(name: str) -> str:
-        domain, ident = _split_name(name, driver)
+        domain, ident = split_name(name, driver)
         return ident if domain == driver else f"{domain}/{ident}"
 
     if footprint is None:
@@ -123,7 +123,7 @@ def read_parts(footprint: frozenset[tuple[Any, ...]] | None, driver: str, device
         else:
             domain = item[1] if len(item) == 2 else None
             for n, v in source.items():
-                if domain is None or _split_name(n, driver)[0] == domain:
+                if domain is None or split_name(n, driver)[0] == domain:
                     out[prefix + short(n)] = _plain(v)
     return out
 

@@ -10,18 +10,19 @@ from typing import Any
 
 from .semver import Semver, SemverError
 
-__all__: list[str] = []
+__all__ = ["LIST_KEYS", "split_name", "version_of"]
 
-_LIST_KEYS = frozenset({"ints", "bools", "strings", "versions"})
+LIST_KEYS = frozenset({"ints", "bools", "strings", "versions"})
 _SEMVERS: dict[str, Any] = {}
 
 
-def _split_name(name: str, driver: str) -> tuple[str, str]:
+def split_name(name: str, driver: str) -> tuple[str, str]:
     domain, sep, ident = name.partition("/")
     return (domain, ident) if sep else (driver, name)
 
 
-def _semver(text: Any) -> Semver:
+def version_of(text: Any) -> Semver:
+    """The version a string (or anything, as its text) is; raises SemverError, the same for the same text."""
     hit = _SEMVERS.get(text) if isinstance(text, str) else None
     if hit is None:
         try:

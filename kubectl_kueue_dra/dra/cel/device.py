@@ -17,10 +17,10 @@ from celpy import celtypes
 
 from ..quantity import QuantityError, parse_quantity
 from .errors import SCHEDULER, CelDialect, CelEvalError
-from .attributes import _semver, _split_name
+from .attributes import version_of, split_name
 from .lib import CelQuantity, SemverError
 
-__all__ = ["device_activation"]
+__all__ = ["attribute_value", "device_activation"]
 
 # -- the device variable -------------------------------------------------------------------
 
@@ -57,12 +57,12 @@ def _list_value(a: dict[str, Any]) -> Any:
     if a.get("strings") is not None:
         return celtypes.ListType([celtypes.StringType(x) for x in a["strings"]])
     if a.get("versions") is not None:
-        versions: list[Any] = [_semver(x) for x in a["versions"]]
+        versions: list[Any] = [version_of(x) for x in a["versions"]]
         return celtypes.ListType(versions)
     return None
 
 
-def _attribute_value(name: str, a: Any, dialect: CelDialect = SCHEDULER) -> Any:
+def attribute_value(name: str, a: Any, dialect: CelDialect = SCHEDULER) -> Any:
     """``getAttributeValue``: without list attributes a list-only attribute is unsupported."""
     if isinstance(a, dict):
         try:
@@ -76,7 +76,7 @@ def _attribute_value(name: str, a: Any, dialect: CelDialect = SCHEDULER) -> Any:
             if a.get("string") is not None:
                 return celtypes.StringType(a["string"])
             if a.get("version") is not None:
-                return _semver(a["version"])
+                return version_of(a["version"])
         except SemverError as e:
             raise CelEvalError("", f"attribute {name}: parse semantic version: {e}") from None
         except (TypeError, ValueError) as e:
@@ -92,11 +92,11 @@ def device_activation(driver: str, device: dict[str, Any], dialect: CelDialect =
     """
     attrs: dict[str, dict[str, Any]] = {}
     for name, a in (device.get("attributes") or {}).items():
-        domain, ident = _split_name(name, driver)
-        attrs.setdefault(domain, {})[ident] = _attribute_value(name, a, dialect)
+        domain, ident = split_name(name, driver)
+        attrs.setdefault(domain, {})[ident] = attribute_value(name, a, dialect)
     caps: dict[str, dict[str, Any]] = {}
     for name, c in (device.get("capacity") or {}).items():
-        domain, ident = _split_name(name, driver)
+        domain, ident = split_name(name, driver)
         value = c.get("value", "0") if isinstance(c, dict) else c
         try:
             caps.setdefault(domain, {})[ident] = _quantity(value)

@@ -15,11 +15,12 @@ from collections.abc import Callable, Collection, Hashable
 from itertools import filterfalse, repeat
 from typing import Any
 
-from .attributes import _LIST_KEYS, _SEMVERS, _semver, _split_name
+from .attributes import LIST_KEYS, split_name, version_of
 from .errors import SCHEDULER, CelDialect, CelEvalError, Footprint
 from .semver import SemverError
 
 __all__ = ["attribute_problem", "device_shape_key", "footprint_reads", "grouping_keyer", "projected_key"]
+
 
 def device_shape_key(driver: str, device: dict[str, Any]) -> Hashable:
     """Everything a selector can see of a device: driver, attributes, capacity values,
@@ -46,30 +47,28 @@ def attribute_problem(driver: str, device: dict[str, Any], dialect: CelDialect =
     attrs = device.get("attributes") or {}
     values = attrs.values()
     # the common case, with the loop over plain values in C: every value a non-empty map, the ones
-    # not of plain fields only a version string that parses (once: see _semver)
+    # not of plain fields only a version string that parses (once a process: version_of)
     if all(values) and all(map(isinstance, values, repeat(dict))):
         for a in filterfalse(_PLAIN_KEYS.issuperset, values):
             text = a.get("version") if len(a) == 1 else None
-            hit = _SEMVERS.get(text) if isinstance(text, str) else None
-            if hit is None and isinstance(text, str):
-                try:
-                    hit = _semver(text)
-                except SemverError as e:
-                    hit = e
-            if hit is None or isinstance(hit, SemverError):
+            if not isinstance(text, str):
+                break
+            try:
+                version_of(text)
+            except SemverError:
                 break
         else:
             return None
-    from .device import _attribute_value  # what is left converts as the device variable does: cel-python
-
     for name, a in attrs.items():
         if type(a) is dict and a and _PLAIN_KEYS.issuperset(a):  # nothing to convert
             continue
         if not isinstance(a, dict) or not a:
             return str(name)
-        if "version" in a or "versions" in a or (not dialect.list_attributes and not _LIST_KEYS.isdisjoint(a)):
+        if "version" in a or "versions" in a or (not dialect.list_attributes and not LIST_KEYS.isdisjoint(a)):
+            from .device import attribute_value  # as the device variable converts it: loads cel-python
+
             try:
-                _attribute_value(name, a, dialect)
+                attribute_value(name, a, dialect)
             except CelEvalError as e:
                 return e.detail
     return None
@@ -149,7 +148,7 @@ def _projection(footprint: Footprint, driver: str, device: dict[str, Any], probl
         else:
             domain = step[2]
             selected = [(n, _frozen(v)) for n, v in source.items()
-                        if domain is None or _split_name(n, driver)[0] == domain]
+                        if domain is None or split_name(n, driver)[0] == domain]
             parts.append(tuple(sorted(selected)))
     return tuple(parts)
 
@@ -166,7 +165,7 @@ def footprint_reads(footprint: Footprint | None, driver: str, names: Collection[
             if any(n in names for n in step[2]):
                 return True
         elif step[0] == "some" and step[1] == "attributes":
-            if step[2] is None or any(_split_name(str(n), driver)[0] == step[2] for n in names):
+            if step[2] is None or any(split_name(str(n), driver)[0] == step[2] for n in names):
                 return True
     return False
 

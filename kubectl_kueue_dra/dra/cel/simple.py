@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..quantity import QuantityError, parse_quantity
 from .errors import MAX_EXPRESSION_LENGTH, SCHEDULER, CelDialect, Footprint
-from .attributes import _semver, _split_name
+from .attributes import version_of, split_name
 from .semver import SemverError
 
 if TYPE_CHECKING:
@@ -91,7 +91,7 @@ class SimpleSelector:
                 continue
             found = None
             for name, a in attrs.items():  # the last of the names that are (domain, ident), as the device variable
-                if _split_name(name, driver) == (domain, ident):
+                if split_name(name, driver) == (domain, ident):
                     found = a
             text = found.get("string") if found is not None else None
             if type(text) is not str:
@@ -133,7 +133,7 @@ def _converts(attrs: dict[str, Any], caps: Any) -> bool:
                     return False
             elif kind == "version" and type(v) is str:
                 try:
-                    _semver(v)
+                    version_of(v)
                 except SemverError:
                     return False
             else:
@@ -151,9 +151,7 @@ def _converts(attrs: dict[str, Any], caps: Any) -> bool:
             try:
                 parse_quantity(value)
                 ok = True
-            except QuantityError:
-                ok = False
-            except (TypeError, ValueError):
+            except (QuantityError, TypeError, ValueError):
                 ok = False
             if len(_QUANTITIES) < 100000:
                 _QUANTITIES[value] = ok
