@@ -16,9 +16,10 @@ from typing import Any
 from celpy import celtypes
 
 from ..quantity import QuantityError, parse_quantity
+from .attributes import split_name, version_of
 from .errors import SCHEDULER, CelDialect, CelEvalError
-from .attributes import version_of, split_name
-from .lib import CelQuantity, SemverError
+from .lib import CelQuantity
+from .semver import SemverError
 
 __all__ = ["attribute_value", "device_activation"]
 

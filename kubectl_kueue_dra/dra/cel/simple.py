@@ -7,11 +7,12 @@ Exactly these forms: ``device.driver`` or ``device.attributes['<domain>'].<ident
 left of ``==``, a string literal on the right (single or double quotes, no escapes, no control
 characters), whitespace only around ``==`` and ``&&``. ``parse`` recognises one (None for
 anything else: cel-python compiles that). ``SimpleSelector.decide`` answers for a device only
-where cel-python's answer is a plain comparison of strings: the device's attributes all convert
-(a string, a bool, a 64-bit integer, a version that parses), its capacities parse, and each
-attribute the selector names is there, a string. Anything else (an attribute missing, of another
-type, a list) is left to cel-python, whose errors and cross-type equality are the reference; the
-two are held to the same answers by a property test.
+where cel-python's answer is certain: the ``device`` variable builds without an error (every
+attribute a string, a bool, a 64-bit integer or a version that parses; every capacity parses),
+and a term compares two strings unequal (false, whatever the other terms are: ``&&`` absorbs an
+error on either side) or every term compares two equal strings. Anything else (an attribute
+missing, of another type, a list) is left to cel-python, whose errors and cross-type equality are
+the reference; the two are held to the same answers by a property test.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ..quantity import QuantityError, parse_quantity
+from .attributes import split_name, version_of
 from .errors import MAX_EXPRESSION_LENGTH, SCHEDULER, CelDialect, Footprint
-from .attributes import version_of, split_name
 from .semver import SemverError
 
 if TYPE_CHECKING:
