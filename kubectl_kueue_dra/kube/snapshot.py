@@ -9,7 +9,8 @@ a ``kind: List`` (what ``kubectl get -o yaml`` prints) or a typed list such as `
 documents one after another (``kubectl get -o json >> file``, JSON Lines) or an array of objects;
 a file beginning with a UTF-16 byte-order mark is read as UTF-16 (as kubectl reads ``-f``).
 Documents without ``apiVersion``/``kind`` are ignored, so the rest of a must-gather (logs, events
-as text) does no harm; malformed YAML or JSON, or a damaged gzip file, is an error naming the file
+as text) does no harm; an empty file (any name) and a List whose ``items`` are null or absent hold
+no object, as kubectl reads them; malformed YAML or JSON, or a damaged gzip file, is an error naming the file
 (and line), because a silently skipped file would give a wrong answer.
 """
 
@@ -125,6 +126,8 @@ def _documents(path: str, compact: Any = None) -> Iterator[Any]:
         text = manifest_text(data)
     except NotUtf8 as e:
         raise SnapshotError(f"{path}: {e}") from None
+    if not text or text.isspace():  # an empty file holds no object, whatever its name (as kubectl reads it)
+        return
     json_named = path.removesuffix(".gz").endswith(".json")
     if json_named or text.lstrip()[:1] in ("{", "["):
         try:
@@ -158,6 +161,8 @@ def _objects(doc: Any) -> Iterator[dict[str, Any]]:
         return
     kind = doc.get("kind")
     items = doc.get("items")
+    if isinstance(kind, str) and kind.endswith("List") and items is None and isinstance(doc.get("apiVersion"), str):
+        return  # an empty list as some tools write it (``items: null``, or no items at all)
     if isinstance(kind, str) and kind.endswith("List") and isinstance(items, list):
         for item in items:
             if isinstance(item, dict):

@@ -149,6 +149,24 @@ def test_empty_directory(tmp_path):
         load_objects(str(tmp_path))
 
 
+def test_empty_files_and_lists_without_items_hold_no_object(tmp_path):
+    """As kubectl reads them: an empty or blank file of any name, and a List whose items are null or
+    absent (``items:`` with nothing after it), beside the objects of the other files."""
+    write(tmp_path, "d/a.json", "")
+    write(tmp_path, "d/b.json", " \n\t\n")
+    write(tmp_path, "d/c.yaml", "\n")
+    write(tmp_path, "d/d.yaml", "apiVersion: v1\nkind: List\nitems:\n")
+    write(tmp_path, "d/e.json", '{"apiVersion": "v1", "kind": "List", "metadata": {}, "items": null}')
+    write(tmp_path, "d/f.json", '{"apiVersion": "v1", "kind": "PodList"}')
+    write(tmp_path, "d/g.yaml", "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: a}\n")
+    assert [o["metadata"]["name"] for o in load_objects(str(tmp_path / "d"))] == ["a"]
+    assert load_objects(str(tmp_path / "d" / "a.json")) == []
+    # a List of items that are not a list is not a List: it is refused as an object
+    path = write(tmp_path, "h.json", '{"apiVersion": "v1", "kind": "List", "items": "x"}')
+    with pytest.raises(SnapshotError, match="fix or remove the object"):
+        load_objects(str(path))
+
+
 def test_v1beta1_objects_are_normalised(tmp_path):
     write(tmp_path, "old.yaml", """
 apiVersion: resource.k8s.io/v1beta1
