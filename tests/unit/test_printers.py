@@ -109,6 +109,23 @@ def test_sort_by_orders_like_kubectls_sorter():
         sorting.sort_items(items, ".x")
 
 
+@pytest.mark.parametrize("path,message", [
+    ("{.x", "unexpected path string, expected a 'name1.name2' or '.name1.name2' or '{name1.name2}' or "
+            "'{.name1.name2}'"),
+    ("{.a}{.b}", "unexpected path string"),
+    (".items[", "unterminated array"),
+    (".a[?(@.x==1", "unterminated filter"),
+])
+def test_a_sort_by_path_that_does_not_parse_is_refused_before_anything_is_read(path, message):
+    """As kubectl's sorter reads --sort-by: relaxed, then parsed; its message as it is (a usage
+    error from ``checked``, not a failure after the cluster was read)."""
+    with pytest.raises(spec.OutputError) as e:
+        spec.checked(spec.OutputSpec(sort_by=path))
+    assert str(e.value).startswith(message)
+    for good in (".metadata.name", "{.a.b}", "a.b", "{a[0].b}"):
+        assert spec.checked(spec.OutputSpec(sort_by=good)).sort_by == good
+
+
 @pytest.mark.parametrize("value,fmt,template", [
     ("json", "json", ""), ("=json", "json", ""), ("jsonpath={.a}", "jsonpath", "{.a}"),
     ("=jsonpath={.a}", "jsonpath", "{.a}"), ("custom-columns=A:.a", "custom-columns", "A:.a"),

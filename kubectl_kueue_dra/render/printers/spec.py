@@ -1,7 +1,8 @@
 """The output format a command prints in, read from ``-o`` the way kubectl reads it: ``json``,
 ``yaml``, ``wide``, ``name``, ``jsonpath=T``, ``jsonpath-file=F``, ``jsonpath-as-json=T``,
 ``custom-columns=SPEC``, ``custom-columns-file=F`` (``-o jsonpath --template T`` too), and checked
-before anything is read: a template that does not parse is a usage error naming it."""
+before anything is read: a template (or a ``--sort-by`` path) that does not parse is a usage error
+naming it."""
 
 from __future__ import annotations
 
@@ -67,9 +68,14 @@ def parse_output(value: str, template_flag: str | None = None, families: tuple[s
 def checked(spec: OutputSpec) -> OutputSpec:
     """The spec with its template parsed once: a template kubectl would refuse is refused here,
     before anything is read from the cluster."""
-    from .columns import ColumnsError, compile_columns, from_file_text, from_spec
+    from .columns import ColumnsError, compile_columns, from_file_text, from_spec, relaxed
     from .jsonpath_parse import JSONPathSyntaxError, parse
 
+    if spec.sort_by:  # as kubectl's sorter reads it: relaxed, then parsed (its messages as they are)
+        try:
+            parse(relaxed(spec.sort_by))
+        except (ColumnsError, JSONPathSyntaxError) as e:
+            raise OutputError(str(e)) from None
     if spec.family == "jsonpath":
         try:
             parse(spec.template)
