@@ -310,6 +310,11 @@ def _string_keys(value: Any, _: SharedParts | None) -> bool:
     return True
 
 
+def fits(value: Any, shape: Any) -> bool:
+    """Whether ``value`` fits ``shape`` entirely (``check_object`` would remove nothing from it)."""
+    return _validator(shape)(value, None)
+
+
 def check_object(kind: str, obj: Obj, shape: Any, shared: SharedParts | None = None) -> list[Malformed]:
     """Clean ``obj`` (a whole object) against ``shape``; what was removed, named. ``shared``: the
     parts shared with other objects, each checked once."""

@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from . import errors, retry
-from .jsonstream import json_text
+from .parse.jsonstream import json_text
 from .kubeconfig import ConnectionOptions, LoadedConfig, compression, load
 from .plain import pool_manager
 

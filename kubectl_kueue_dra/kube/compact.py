@@ -13,6 +13,10 @@ rather than the number of devices:
   keeps every entry, its ``fieldsV1`` (the per-field ownership tree) cut down to the top-level
   ``spec`` fields it owns: what tells a field the API server dropped (``k8s/written``).
 
+A list parsed by ``kube/parse/slices.py`` hands each device's capacity and counter consumption
+over as text (``part_from_text``): a text that gave a shared value before gives it again without
+being parsed; a new one is parsed, and shared as above when its device is compacted.
+
 Values stay plain dicts/lists equal to what was parsed, so nothing downstream changes — but they
 are shared: objects read through a ClusterView are read-only. ``parts`` names the shared
 capacities, counter consumptions, attribute values, pools and shared counter sets (the compactor
@@ -28,7 +32,8 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from ..k8s.shape import SharedParts
+from ..k8s.object_shapes import DEVICE
+from ..k8s.shape import SharedParts, fits
 from ..k8s.written import keep_top_fields
 
 Obj = dict[str, Any]
@@ -51,6 +56,10 @@ class SliceCompactor:
         self._recent: dict[tuple[Any, Any], list[_Model]] = {}  # (driver, device name) -> models alike before
         #: the ids of a list's models -> (the models, each once): one pair for every list alike
         self._model_sets: dict[tuple[int, ...], tuple[tuple[Obj, ...], tuple[Obj, ...]]] = {}
+        #: part_from_text: (part, driver, device name) -> (a text, the value it gave), each value held
+        self._from_text: dict[tuple[str, Any, Any], list[tuple[Any, Any]]] = {}
+        #: id of a part part_from_text parsed -> ((part, driver, name), its text, the part)
+        self._pending: dict[int, tuple[tuple[str, Any, Any], Any, Any]] = {}
         self.parts = SharedParts()
 
     def _share(self, part: str, name: Any, value: Any) -> Any:
@@ -121,27 +130,16 @@ class SliceCompactor:
         if type(name) is str:
             device["name"] = name = self._strings.setdefault(name, name)
         key = (driver, _key(name))
+        if self._pending:  # parts parsed from a text not met before (part_from_text): shared now
+            self._share_pending(key, device)
         for met in self._recent.get(key, ()):
             if met.takes(device):  # alike a model of its name met before, but its attributes
                 attrs = device.get("attributes")
                 return self._alike(met, device, attrs, name) if type(attrs) is dict else None
-        for part, table in (("capacity", self._capacities), ("consumesCounters", self._consumes)):
+        for part in _SHARED:
             value = device.get(part)
-            if not value:
-                continue
-            seen = table.get(key)
-            if seen is None:
-                table[key] = [value]
-                self.parts.hold(value)
-                continue
-            for candidate in seen:
-                if candidate is value or candidate == value:
-                    device[part] = candidate
-                    break
-            else:
-                if len(seen) < _CANDIDATES:
-                    seen.append(value)
-                    self.parts.hold(value)
+            if value:
+                device[part] = self._candidate(part, key, value)
         attrs = device.get("attributes")
         if type(attrs) is not dict:
             return None
@@ -160,6 +158,60 @@ class SliceCompactor:
             return self._alike(found, device, attrs, name, False)
         self._remember(key, found)
         return self._alike(found, device, attrs, name)
+
+    def _candidate(self, part: str, key: tuple[Any, Any], value: Any) -> Any:
+        """An equal capacity (or counter consumption) met before under the same (driver, device
+        name), else ``value``, remembered as one (held) while there are fewer than ``_CANDIDATES``."""
+        table = self._capacities if part == "capacity" else self._consumes
+        seen = table.get(key)
+        if seen is None:
+            table[key] = [value]
+            self.parts.hold(value)
+            return value
+        for candidate in seen:
+            if candidate is value or candidate == value:
+                return candidate
+        if len(seen) < _CANDIDATES:
+            seen.append(value)
+            self.parts.hold(value)
+        return value
+
+    def part_from_text(self, part: str, driver: Any, name: Any, text: Any) -> Any:
+        """A device's ``capacity`` or ``consumesCounters`` given as its JSON text (a ``msgspec.Raw``)
+        as a batch of ResourceSlices is parsed, before they are compacted (``kube/parse/slices.py``):
+        the very value an equal text gave under the same (driver, device name), else the text parsed.
+        The devices of a big list repeat a few texts: each is parsed once, not once per device."""
+        key = (part, driver if type(driver) is str else _key(driver), name if type(name) is str else _key(name))
+        texts = self._from_text.get(key)
+        if texts is not None:
+            for known, value in texts:
+                if known == text:  # compared as bytes: no hash of the text
+                    return value
+        value = _parse(text)
+        # a part that fits its shape is never cleaned: the value it is shared as stays equal to the text
+        if value and fits(value, DEVICE[part]):
+            self._pending[id(value)] = (key, text.copy(), value)  # its own bytes, not the batch's
+        return value
+
+    def new_batch(self) -> None:
+        """The items of the batch before are compacted: what part_from_text parsed and no device
+        shared since (an item that was not compacted) is forgotten."""
+        self._pending.clear()
+
+    def _share_pending(self, key: tuple[Any, Any], device: Obj) -> None:
+        """The device's parts parsed from their text: shared as ``_device`` shares a part (when
+        compacting, as a part parsed whole would be), the text remembered when the one it is shared
+        as is held."""
+        for part in _SHARED:
+            pending = self._pending.pop(id(device.get(part)), None)
+            if pending is None:
+                continue
+            text_key, text, value = pending
+            device[part] = shared = self._candidate(part, key, value)
+            texts = self._from_text.setdefault(text_key, [])
+            if self.parts.held.get(id(shared)) is shared and len(texts) < _CANDIDATES \
+                    and all(known != text for known, _ in texts):  # the batch's devices parsed it too
+                texts.append((text, shared))
 
     def _remember(self, key: tuple[Any, Any], found: _Model) -> None:
         """A model the next devices of this name are tried with first (a few per name: nodes of
@@ -282,6 +334,13 @@ def _textual(value: Any) -> bool:
     """An attribute value whose one field is a string (``{"string": …}``, ``{"version": …}``): a
     value equal to it is of the same type."""
     return type(value) is dict and len(value) == 1 and type(next(iter(value.values()))) is str
+
+
+def _parse(text: Any) -> Any:
+    """A part's JSON text parsed as the batch around it would have been (``kube/parse/jsonstream.py``)."""
+    from .parse.jsonstream import decode_batch
+
+    return decode_batch()(text)
 
 
 def _key(value: Any) -> Any:

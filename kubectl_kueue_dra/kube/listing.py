@@ -2,7 +2,7 @@
 
 * **Whole, in one response** first: a consistent read (``resourceVersion`` unset) without
   ``limit``, which the API server answers from its watch cache and streams item by item; the
-  body is parsed item by item as it arrives (``kube/jsonstream.py``, ``STREAM_CHUNK`` at a time,
+  body is parsed item by item as it arrives (``kube/parse/jsonstream.py``, ``STREAM_CHUNK`` at a time,
   read on a thread at most ``READ_AHEAD`` chunks ahead of the parser), so memory stays flat. A
   continued list (``limit``/``continue``) is read from etcd page after page: on a 1.36 API
   server, twice the time for the same bytes (docs/performance.md).
@@ -28,8 +28,9 @@ import threading
 from typing import Any
 from collections.abc import Callable, Iterator
 
-from . import errors, jsonstream
-from .jsonstream import json_text
+from . import errors
+from .parse import jsonstream
+from .parse.jsonstream import json_text
 
 log = logging.getLogger(__name__)
 
@@ -54,9 +55,11 @@ class _Restart(Exception):
 
 
 def read_list(client: Any, path: str, target: Any, query: dict[str, Any] | None, on_item: Callable[[Obj], Obj],
-              on_restart: Callable[[], None] | None = None, tries: tuple[int | None, ...] = TRIES) -> list[Obj]:
+              on_restart: Callable[[], None] | None = None, tries: tuple[int | None, ...] = TRIES,
+              decode: Callable[[str], list[Any]] | None = None) -> list[Obj]:
     """Every item of the list at ``path``, each passed through ``on_item`` as its page is parsed.
     When the read starts over, ``on_restart`` is called first (forget what ``on_item`` kept).
+    ``decode``: what parses a batch of items of a list read whole (``jsonstream.load``).
     Pages are always a consistent read: a ``resourceVersion`` of the query is for the whole list."""
     for n, limit in enumerate(tries):
         if limit is not None and query and "resourceVersion" in query:
@@ -65,7 +68,7 @@ def read_list(client: Any, path: str, target: Any, query: dict[str, Any] | None,
         items: list[Obj] = []
         try:
             if limit is None:
-                return whole(client, path, target, query, on_item)
+                return whole(client, path, target, query, on_item, decode)
             for page in pages(client, path, target, query, limit):
                 items.extend(on_item(item) for item in page.get("items") or [])
             return items
@@ -95,13 +98,13 @@ def describe(query: dict[str, Any] | None, limit: int | None) -> str:
 
 
 def whole(client: Any, path: str, target: Any, query: dict[str, Any] | None,
-          on_item: Callable[[Obj], Obj]) -> list[Obj]:
+          on_item: Callable[[Obj], Obj], decode: Callable[[str], list[Any]] | None = None) -> list[Obj]:
     """The list in one response, each item through ``on_item`` as soon as it is parsed (raises
     ``_Restart`` when the connection breaks or the answer stops arriving before its end)."""
     body = _ReadAhead(client.request("GET", path, target, query=dict(query or {}), stream=True), STREAM_CHUNK,
                       client.clock.monotonic)
     try:
-        doc = jsonstream.load(body, on_item, chunk=STREAM_CHUNK)
+        doc = jsonstream.load(body, on_item, chunk=STREAM_CHUNK, decode=decode)
     except errors.Unreachable as e:
         raise _Restart(e.message, e) from None
     except ValueError as e:

@@ -95,7 +95,7 @@ def _read_documents(path: str, opened: str, stdin: IO[str]) -> list[Any]:
 
     import yaml
 
-    from .jsonstream import values
+    from .parse.jsonstream import values
 
     try:
         if path == "-":  # its bytes where it has them, decoded as a file's (a UTF-16 byte-order mark)

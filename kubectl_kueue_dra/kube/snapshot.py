@@ -30,10 +30,11 @@ from ..k8s.shape import SharedParts
 from ..k8s.utf8 import NotUtf8, manifest_text
 from .compact import SliceCompactor
 from .convert import to_v1
-from .jsonstream import load_all, values
+from .parse.jsonstream import load_all, values
 from .kinds import KINDS, Kind
+from .parse.slices import SliceBatches
 from .view import ClusterView, Obj
-from .yamlstream import fast_loader, load_documents
+from .parse.yamlstream import fast_loader, load_documents
 
 SUFFIXES = (".yaml", ".yml", ".json")
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -94,9 +95,10 @@ def _opened(path: str) -> Iterator[Any]:
             yield inflated
 
 
-def _streamed_json(path: str, on_item: Callable[[Any, dict[str, Any]], Any]) -> list[Any] | None:
+def _streamed_json(path: str, on_item: Callable[[Any, dict[str, Any]], Any],
+                   decode: Callable[[str], list[Any]] | None) -> list[Any] | None:
     """The JSON documents of a file (one, or a stream of them), parsed item by item, each item
-    through ``on_item`` as soon as it is read (``kube/jsonstream.py``); None when the file is not
+    through ``on_item`` as soon as it is read (``kube/parse/jsonstream.py``); None when the file is not
     that, or not well-formed (the caller then reads it whole, and reports the error)."""
     try:
         with _opened(path) as f:
@@ -104,14 +106,15 @@ def _streamed_json(path: str, on_item: Callable[[Any, dict[str, Any]], Any]) -> 
             if not head.startswith((b"{", b"[")):
                 return None
             f.seek(0)
-            return load_all(f, on_item)
+            return load_all(f, on_item, decode=decode)
     except (OSError, ValueError, RecursionError, *_GZIP_ERRORS):
         return None
 
 
 def _documents(path: str, compact: Any = None) -> Iterator[Any]:
     on_item = _item_handler(compact)
-    streamed = _streamed_json(path, on_item)
+    batches = SliceBatches(compact) if isinstance(compact, SliceCompactor) else None
+    streamed = _streamed_json(path, on_item, batches)
     if streamed is not None:
         yield from streamed
         return
@@ -140,7 +143,7 @@ def _documents(path: str, compact: Any = None) -> Iterator[Any]:
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     cut = load_documents(text, fast_loader(), on_item)
-    if cut is not None:  # documents apart, a List item by item (kube/yamlstream.py)
+    if cut is not None:  # documents apart, a List item by item (kube/parse/yamlstream.py)
         yield from cut
         return
     try:

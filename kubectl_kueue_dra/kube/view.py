@@ -368,7 +368,13 @@ class LiveView(ClusterView):
             checked.clear()
             found.clear()
 
-        items = read_list(self.client, self._path(kind, version, namespace), target, query, on_item, on_restart)
+        batches = None
+        if compact is not None:
+            from .parse.slices import SliceBatches
+
+            batches = SliceBatches(compact, listed=True)
+        items = read_list(self.client, self._path(kind, version, namespace), target, query, on_item, on_restart,
+                          decode=batches)
         self.note_malformed(found)
         return items
 

@@ -1,4 +1,4 @@
-"""The streaming reader's batches (kube/jsonstream.py): any list layout whose items follow one
+"""The streaming reader's batches (kube/parse/jsonstream.py): any list layout whose items follow one
 another the same way is parsed a batch at a time, and the result is ``json.loads``'s whatever
 the batch parser accepts or refuses."""
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kubectl_kueue_dra.kube import jsonstream
+from kubectl_kueue_dra.kube.parse import jsonstream
 
 SLICE = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
          "metadata": {"name": "n-gpu", "uid": "u"}, "spec": {"driver": "gpu.nvidia.com",
@@ -18,7 +18,7 @@ SLICE = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
 
 def _counted(monkeypatch):
     calls = []
-    real = jsonstream._decode_batch()
+    real = jsonstream.decode_batch()
     monkeypatch.setattr(jsonstream, "_BATCH_DECODE", lambda text: calls.append(text) or real(text))
     return calls
 

@@ -14,7 +14,7 @@ import pytest
 
 from kubectl_kueue_dra.dra.cel import CelError, CelEvalError, SelectorEvaluator
 from kubectl_kueue_dra.dra.devices import MatchCount, ShapeIndex, count_matching, group_pools
-from kubectl_kueue_dra.kube import jsonstream
+from kubectl_kueue_dra.kube.parse import jsonstream
 from kubectl_kueue_dra.kube.compact import SliceCompactor
 from kubectl_kueue_dra.kube.snapshot import load_objects
 from kubectl_kueue_dra.kueue.charge import ChargeEngine, ChargeInputs
@@ -580,7 +580,7 @@ def test_a_batch_holds_at_most_batch_bytes_of_items(monkeypatch):
     items = small[:150] + big + small[150:]
     raw = json.dumps({"items": items}, separators=(",", ":")).encode()
     batches = []
-    real = jsonstream._decode_batch()
+    real = jsonstream.decode_batch()
     monkeypatch.setattr(jsonstream, "_BATCH_DECODE", lambda text: batches.append(len(text)) or real(text))
     assert jsonstream.load(io.BytesIO(raw), lambda x: x, chunk=1 << 20)["items"] == items
     assert batches and max(batches) <= jsonstream.BATCH_BYTES + 2, batches

@@ -1,4 +1,4 @@
-"""kube/yamlstream.py: YAML snapshots cut into documents and List items give what PyYAML gives
+"""kube/parse/yamlstream.py: YAML snapshots cut into documents and List items give what PyYAML gives
 for the whole text, in every layout; appended `kubectl get -o yaml` outputs are all read."""
 
 import datetime
@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kubectl_kueue_dra.kube.snapshot import load_objects
-from kubectl_kueue_dra.kube.yamlstream import fast_loader, load_documents
+from kubectl_kueue_dra.kube.parse.yamlstream import fast_loader, load_documents
 
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

@@ -54,9 +54,10 @@ class Readable(Protocol):
 
 
 class _Reader:
-    def __init__(self, f: Readable, chunk: int):
+    def __init__(self, f: Readable, chunk: int, decode: Callable[[str], list[Any]] | None):
         self.f = f
         self.chunk = chunk
+        self.decode = decode  # a batch's parser (``load``), else msgspec's
         self.decoder = codecs.getincrementaldecoder("utf-8")("strict")  # bad bytes: read whole, named
         self.text = ""
         self.pos = 0
@@ -146,7 +147,7 @@ def _batch(r: _Reader) -> list[Any] | None:
             return None
         end = r.text.rfind(r.mark, r.pos, r.pos + BATCH_BYTES)
     try:
-        items = _decode_batch()(f"[{r.text[r.pos:end + 1]}]")
+        items = (r.decode or decode_batch())(f"[{r.text[r.pos:end + 1]}]")
     except ValueError:  # the mark was inside an item, or msgspec refused what json may read
         r.batch_tried = True
         return None
@@ -154,10 +155,10 @@ def _batch(r: _Reader) -> list[Any] | None:
     return items
 
 
-_BATCH_DECODE: Callable[[str], Any] | None = None  # set by the first call of _decode_batch
+_BATCH_DECODE: Callable[[str | bytes], Any] | None = None  # set by the first call of decode_batch
 
 
-def _decode_batch() -> Callable[[str], Any]:
+def decode_batch() -> Callable[[str | bytes], Any]:
     """msgspec's JSON decoder, imported on the first batch (8 ms: a command that reads no large
     list does not pay it)."""
     global _BATCH_DECODE
@@ -167,24 +168,28 @@ def _decode_batch() -> Callable[[str], Any]:
     return _BATCH_DECODE
 
 
-def load(f: Readable, on_item: Callable[[Any], Any], chunk: int = CHUNK) -> dict[str, Any]:
+def load(f: Readable, on_item: Callable[[Any], Any], chunk: int = CHUNK,
+         decode: Callable[[str], list[Any]] | None = None) -> dict[str, Any]:
     """The JSON object in ``f``, each element of its ``items`` array replaced by ``on_item(element)``.
-    Raises ValueError when the document is not a JSON object or not well-formed."""
-    r = _Reader(f, chunk)
+    Raises ValueError when the document is not a JSON object or not well-formed. ``decode``: what
+    parses a batch of items (the text of a JSON array) when not msgspec's decoder, e.g. one that
+    leaves parts to share as text (``kube/parse/slices.py``); it raises ValueError where msgspec would."""
+    r = _Reader(f, chunk, decode)
     doc = _object(r, on_item)
     if r.peek():
         raise ValueError("extra data after the document")
     return doc
 
 
-def load_all(f: Readable, on_item: Callable[[Any, dict[str, Any]], Any], chunk: int = CHUNK) -> list[Any]:
+def load_all(f: Readable, on_item: Callable[[Any, dict[str, Any]], Any], chunk: int = CHUNK,
+             decode: Callable[[str], list[Any]] | None = None) -> list[Any]:
     """The JSON objects and arrays in ``f``, one after another (a stream, as ``kubectl get -o json
     >> file`` or JSON Lines write them), each object's ``items`` and each top-level array's
     elements through ``on_item(element, container)``: the container is the object read so far
     (its ``kind`` and ``apiVersion`` when they come before ``items``, as the API server writes a
     typed list), ``{}`` for an array. Raises ValueError when a value is not well-formed, or is
-    neither an object nor an array, or there is none."""
-    r = _Reader(f, chunk)
+    neither an object nor an array, or there is none. ``decode`` as for ``load``."""
+    r = _Reader(f, chunk, decode)
     docs: list[Any] = []
     while c := r.peek():
         if c == "{":
