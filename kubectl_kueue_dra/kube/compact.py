@@ -44,9 +44,7 @@ _SCALARS = (str, int, float, bool)
 
 class SliceCompactor:
     def __init__(self) -> None:
-        self._parts: dict[tuple[str, Any], list[Any]] = {}
-        self._capacities: dict[tuple[Any, Any], list[Any]] = {}  # (driver, device name) -> values
-        self._consumes: dict[tuple[Any, Any], list[Any]] = {}
+        self._parts: dict[tuple[str, Any], list[Any]] = {}  # (part, its key) -> values: _share
         self._values: dict[tuple[str, str, Any], Any] = {}
         self._distinct: dict[str, int] = {}  # attribute -> distinct values seen
         self._devices = 0
@@ -139,7 +137,7 @@ class SliceCompactor:
         for part in _SHARED:
             value = device.get(part)
             if value:
-                device[part] = self._candidate(part, key, value)
+                device[part] = self._share(part, key, value)
         attrs = device.get("attributes")
         if type(attrs) is not dict:
             return None
@@ -158,23 +156,6 @@ class SliceCompactor:
             return self._alike(found, device, attrs, name, False)
         self._remember(key, found)
         return self._alike(found, device, attrs, name)
-
-    def _candidate(self, part: str, key: tuple[Any, Any], value: Any) -> Any:
-        """An equal capacity (or counter consumption) met before under the same (driver, device
-        name), else ``value``, remembered as one (held) while there are fewer than ``_CANDIDATES``."""
-        table = self._capacities if part == "capacity" else self._consumes
-        seen = table.get(key)
-        if seen is None:
-            table[key] = [value]
-            self.parts.hold(value)
-            return value
-        for candidate in seen:
-            if candidate is value or candidate == value:
-                return candidate
-        if len(seen) < _CANDIDATES:
-            seen.append(value)
-            self.parts.hold(value)
-        return value
 
     def part_from_text(self, part: str, driver: Any, name: Any, text: Any) -> Any:
         """A device's ``capacity`` or ``consumesCounters`` given as its JSON text (a ``msgspec.Raw``)
@@ -207,7 +188,7 @@ class SliceCompactor:
             if pending is None:
                 continue
             text_key, text, value = pending
-            device[part] = shared = self._candidate(part, key, value)
+            device[part] = shared = self._share(part, key, value)
             texts = self._from_text.setdefault(text_key, [])
             if self.parts.held.get(id(shared)) is shared and len(texts) < _CANDIDATES \
                     and all(known != text for known, _ in texts):  # the batch's devices parsed it too
