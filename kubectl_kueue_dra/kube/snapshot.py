@@ -30,11 +30,10 @@ from ..k8s.shape import SharedParts
 from ..k8s.utf8 import NotUtf8, manifest_text
 from .compact import SliceCompactor
 from .convert import to_v1
-from .parse.jsonstream import load_all, values
 from .kinds import KINDS, Kind
-from .parse.slices import SliceBatches
-from .view import ClusterView, Obj
+from .parse.jsonstream import load_all, values
 from .parse.yamlstream import fast_loader, load_documents
+from .view import ClusterView, Obj
 
 SUFFIXES = (".yaml", ".yml", ".json")
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -111,10 +110,23 @@ def _streamed_json(path: str, on_item: Callable[[Any, dict[str, Any]], Any],
         return None
 
 
+def _slice_batches(compact: SliceCompactor) -> Callable[[str], list[Any]]:
+    """The batch parser that shares the ResourceSlices' repeated parts (``kube/parse/slices.py``),
+    made on the first batch: msgspec is imported then, not by a file without one."""
+    made: list[Callable[[str], list[Any]]] = []
+
+    def decode(text: str) -> list[Any]:
+        if not made:
+            from .parse.slices import SliceBatches
+
+            made.append(SliceBatches(compact))
+        return made[0](text)
+    return decode
+
+
 def _documents(path: str, compact: Any = None) -> Iterator[Any]:
     on_item = _item_handler(compact)
-    batches = SliceBatches(compact) if isinstance(compact, SliceCompactor) else None
-    streamed = _streamed_json(path, on_item, batches)
+    streamed = _streamed_json(path, on_item, _slice_batches(compact) if isinstance(compact, SliceCompactor) else None)
     if streamed is not None:
         yield from streamed
         return
