@@ -27,6 +27,8 @@ import msgspec
 from msgspec import UNSET, Raw, UnsetType
 from msgspec.structs import astuple
 
+from .jsonstream import decode_batch
+
 
 class _Device(msgspec.Struct, forbid_unknown_fields=True):
     """``resource.k8s.io/v1`` Device, its fields in the API's order."""
@@ -87,18 +89,18 @@ class SliceBatches:
         self._new_batch: Callable[[], None] = compactor.new_batch
         self._listed = listed
         self._typed = msgspec.json.Decoder(list[_Slice])
-        self._plain = msgspec.json.Decoder()
+        self._plain = decode_batch()  # what parses any other batch
 
     def __call__(self, text: str) -> list[Any]:
         if not self._listed and "ResourceSlice" not in text:
-            return self._plain.decode(text)
+            return self._plain(text)
         self._new_batch()
         try:
             parsed = self._typed.decode(text)
         except msgspec.ValidationError:  # another kind, or another shape: all of it plainly
-            return self._plain.decode(text)
+            return self._plain(text)
         if not all(s.spec is UNSET or s.spec.devices is UNSET or s.kind in ("ResourceSlice", UNSET) for s in parsed):
-            return self._plain.decode(text)  # devices of another kind
+            return self._plain(text)  # devices of another kind
         return [self._item(s) for s in parsed]
 
     def _item(self, s: _Slice) -> dict[str, Any]:
