@@ -7,8 +7,9 @@ from typing import Any
 
 from ... import gates as g
 from ...k8s.names import qualified_name_error
-from ...kueue.config.load import CONFIG_KEY, CONFIGMAP_NAME, DEPLOYMENT_NAME
+from ...kueue.config.load import DEPLOYMENT_NAME
 from ...kueue.names import DEFAULT_NAMESPACE
+from ...kueue.install import command
 from ...kueue.install.command import map_restart, shell_quote
 from ...kueue.queues.proposals import cover_fix
 from .facts import Facts
@@ -35,17 +36,12 @@ def enable_kubernetes_gate(f: Facts, gate: str) -> str:
 
 
 def restart_kueue(f: Facts) -> str:
-    ns = f.install.namespace or DEFAULT_NAMESPACE
-    return f"kubectl -n {ns} rollout restart deployment/{DEPLOYMENT_NAME}"
+    return command.restart_kueue(f.install.namespace)
 
 
 def edit_kueue_config(f: Facts, what: str) -> str:
     """The command that opens Kueue's configuration for editing ``what``."""
-    c = f.config
-    if c.kind == "Kueue":
-        return f"oc edit kueues.kueue.openshift.io cluster  # {what} under spec.config"
-    ns, name = c.namespace or DEFAULT_NAMESPACE, c.name or CONFIGMAP_NAME
-    return f"kubectl -n {ns} edit configmap {name}  # {what} in {CONFIG_KEY}; then {restart_kueue(f)}"
+    return command.edit_kueue_config(f.config, f.install.namespace, what)
 
 
 def map_set(f: Facts, mapping: Any, *, classes: list[str] | None = None, counter: str | None = None,

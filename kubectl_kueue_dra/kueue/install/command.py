@@ -7,7 +7,8 @@ import re
 from typing import Any, TypeVar
 
 from ...kube.view import ClusterView
-from ..config.load import KueueConfig
+from ..config.load import CONFIG_KEY, CONFIGMAP_NAME, DEPLOYMENT_NAME, KueueConfig
+from ..names import DEFAULT_NAMESPACE
 from .platform import read_cluster_version
 
 T = TypeVar("T")
@@ -33,6 +34,20 @@ def map_restart(config_kind: str | None) -> str:
     """What ``map set|remove`` needs on this installation to take effect: upstream Kueue reads its
     ConfigMap only at start (``--restart``); the OpenShift operator rolls Kueue out by itself."""
     return " --restart" if config_kind == "ConfigMap" else ""
+
+
+def restart_kueue(namespace: str | None) -> str:
+    """The command that restarts Kueue (in ``namespace``, its Deployment's) to read its configuration."""
+    return f"kubectl -n {namespace or DEFAULT_NAMESPACE} rollout restart deployment/{DEPLOYMENT_NAME}"
+
+
+def edit_kueue_config(config: KueueConfig, namespace: str | None, what: str) -> str:
+    """The command that opens Kueue's configuration (``config``: where it is written) for editing
+    ``what``; ``namespace``: Kueue's Deployment's, for the restart a ConfigMap needs."""
+    if config.kind == "Kueue":
+        return f"oc edit kueues.kueue.openshift.io cluster  # {what} under spec.config"
+    ns, name = config.namespace or DEFAULT_NAMESPACE, config.name or CONFIGMAP_NAME
+    return f"kubectl -n {ns} edit configmap {name}  # {what} in {CONFIG_KEY}; then {restart_kueue(namespace)}"
 
 
 def cli_of(view: ClusterView, config: KueueConfig | None) -> str:
