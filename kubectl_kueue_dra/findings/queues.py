@@ -180,6 +180,16 @@ FitsNow = Code(
     "FitsNow", "info",
     means="The workload fits now (predicted), but Kueue's last evaluation said otherwise: quota was freed since, "
           "or a workload taken earlier in the same scheduling cycle held it.")
+WaitingForPodsReady = Code(
+    "WaitingForPodsReady", ("warning", "info"),
+    means="Kueue's waitForPodsReady.blockAdmission is on: Kueue admits no workload, in any ClusterQueue, while a "
+          "workload that holds quota has pods that are not all ready (its PodsReady condition is not True).",
+    fix="wait until the pods of {workloads} are ready (Kueue evicts a workload whose pods are not ready within "
+        "waitForPodsReady.timeout), or let Kueue admit while pods start: {command}",
+    variants={"kueue-condition": "wait until the pods of the workloads that hold quota are ready, or set "
+                                 "waitForPodsReady.blockAdmission to false in Kueue's configuration (OpenShift: "
+                                 "spec.config.gangScheduling.byWorkload.admission: Parallel in the Kueue CR)",
+              "ready": None})
 FlavorsUnknown = Code(
     "FlavorsUnknown", "info",
     means="Which flavors Kueue would assign is unknown; the reason is said.")

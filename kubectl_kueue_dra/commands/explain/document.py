@@ -35,6 +35,7 @@ from .pods import past_admission
 from .position import position_part
 from .queue import queue_part
 from .queue_docs import podset_fields, position_doc, preemption_doc
+from .queue_world import unblock_command
 from .recorded import Fills, dra_findings, recorded_part
 from .states import state_part, state_word
 from .subject import Subject
@@ -111,10 +112,11 @@ def explain_facts(facts: ExplainFacts) -> dict[str, Any]:
     if holds:
         findings.extend(if_requeued(requeue + queue_requeue))
     if queued:  # the model's why-it-waits says more than the recorded state's (it knows the queue)
-        waiting = waiting_findings(model, holds)
+        waiting = waiting_findings(model, holds, unblock_command(ctx))
         said_now = {f["code"] for f in waiting}
         if state is not None:
             state.findings = [f for f in state.findings if f["code"] not in said_now]
+        findings = [f for f in findings if f["code"] not in said_now]  # Kueue's condition, said again with names
         findings.extend(waiting)
     partial_doc, more = partial_admission_part(model, subject.podsets, result, holds, ctx.partial_admission, binary)
     findings.extend(more)

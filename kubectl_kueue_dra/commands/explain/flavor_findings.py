@@ -16,6 +16,8 @@ from ...findings import codes as F
 from ...kueue.scheduler.assignment import Assignment, FlavorTry, PodSetOutcome
 from ...kueue.scheduler.flavor_match import NODE_AFFINITY, UNTOLERATED_TAINT, flavor_selector
 from ...kueue.queues.quota_tree import cohort_of
+from ...kueue.scheduler.world import pods_not_ready
+from ...kueue.workloads.status import cause_of
 from ...kueue.units import format_usage
 from .queue_docs import pending_preemption, predicted_message, victims_of
 from .queue_model import QueueModel
@@ -133,8 +135,8 @@ def _preemption_findings(model: QueueModel) -> list[dict[str, Any]]:
                                   extra={"predicted": True})]
     if plan.possible is None:
         return [F.PreemptionUnknown.make(f"whether Kueue can preempt for it is unknown: {plan.unknown}")]
-    never = model.snapshot is not None and model.snapshot.rules.policy.within_cluster_queue == "Never"
     message = f"it needs quota that other workloads hold, and Kueue may preempt none of them: {plan.why}"
+    never = model.snapshot is not None and model.snapshot.rules.policy.within_cluster_queue == "Never"
     if never:
         return [F.NoPreemptionCandidates.make(message, variant="never", cluster_queue=cq, extra={"predicted": True})]
     return [F.NoPreemptionCandidates.make(message, extra={"predicted": True})]
@@ -185,9 +187,37 @@ def model_findings(model: QueueModel, binary: set[str], said: str | None) -> lis
     return out
 
 
-def waiting_findings(model: QueueModel, admitted: bool) -> list[dict[str, Any]]:
-    """Why a pending workload waits when it is not its quota: a StrictFIFO head that blocks it, or
-    it fits now and Kueue has not looked again (never evaluated, or its message is older)."""
+def _pods_ready_block(model: QueueModel, fits: str, qr: dict[str, Any] | None, unblock: str) -> dict[str, Any] | None:
+    """``waitForPodsReadyIfNeeded``: a workload that fits waits, and with it Kueue's scheduler, while
+    a workload holding quota (in any ClusterQueue) has pods that are not all ready."""
+    if not model.world.block_admission:
+        return None
+    waiting = pods_not_ready(model.world)
+    if waiting is None:  # the Workloads could not be read: the partial answer says so
+        return None
+    if not waiting:
+        recorded = cause_of(str((qr or {}).get("message") or ""))  # the reason is Waiting before 0.19
+        if recorded is None or recorded.code is not F.WaitingForPodsReady:
+            return None
+        return F.WaitingForPodsReady.make(
+            f"it fits now ({fits}, predicted); Kueue held it back until every workload that holds quota had all its "
+            "pods ready (waitForPodsReady.blockAdmission), and all of them do now: Kueue admits it when its "
+            "scheduler goes on", severity="info", variant="ready", extra={"predicted": True})
+    names = [f"{w['metadata'].get('namespace')}/{w['metadata'].get('name')}" for w in waiting]
+    shown = ", ".join(f"{n} (ClusterQueue {((w.get('status') or {}).get('admission') or {}).get('clusterQueue')})"
+                      for n, w in zip(names[:5], waiting)) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    return F.WaitingForPodsReady.make(
+        f"it fits now ({fits}, predicted), but waitForPodsReady.blockAdmission is on: Kueue admits no workload, in "
+        f"any ClusterQueue, while a workload that holds quota has pods that are not all ready; not ready now: "
+        f"{shown}", workloads=", ".join(names[:5]) + (" and the others" if len(names) > 5 else ""),
+        command=unblock, extra={"predicted": True})
+
+
+def waiting_findings(model: QueueModel, admitted: bool, unblock: str = "") -> list[dict[str, Any]]:
+    """Why a pending workload waits when it is not its quota: a StrictFIFO head that blocks it, the
+    pods of admitted workloads that Kueue waits for (waitForPodsReady.blockAdmission), or it fits
+    now and Kueue has not looked again (never evaluated, or its message is older). ``unblock``: the
+    change that turns blockAdmission off here."""
     pos, asg, wl = model.position, model.assignment, None
     if admitted or model.holds_quota or pos is None:
         return []
@@ -205,7 +235,10 @@ def waiting_findings(model: QueueModel, admitted: bool) -> list[dict[str, Any]]:
         qr = next((c for c in (wl.get("status") or {}).get("conditions") or [] if c.get("type") == "QuotaReserved"),
                   None)
         flavors = ", ".join(f"{r}={f}" for ps in asg.podsets for r, f in sorted(ps.flavors.items()))
-        if qr is None:
+        blocked = _pods_ready_block(model, flavors, qr, unblock)
+        if blocked is not None:
+            out.append(blocked)
+        elif qr is None:
             out.append(F.NotEvaluatedYet.make(
                 f"it fits now ({flavors}, predicted); Kueue has not evaluated it yet (no QuotaReserved condition): "
                 f"{pos.in_cluster_queue} workload(s) are ahead of it in ClusterQueue {pos.cluster_queue}"))

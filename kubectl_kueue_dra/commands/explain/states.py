@@ -219,8 +219,9 @@ def _pending_reason(findings: list[dict[str, Any]], evaluated: bool) -> str | No
     if any(f["code"] == F.Preempting.name and not f.get("predicted") for f in findings):
         return F.Preempting.name
     if not evaluated:
-        if F.BlockedByHead.name in codes:
-            return F.BlockedByHead.name
+        for code in (F.BlockedByHead, F.WaitingForPodsReady):
+            if code.name in codes:
+                return code.name
         return _first_reason([f for f in findings if f.get("severity") == "error" and not f.get("predicted")]) \
             or F.NotEvaluatedYet.name
     return _first_reason(findings)

@@ -70,6 +70,8 @@ class QueueWorld:
     fair_sharing: bool | None = False
     #: the configuration's admissionFairSharing
     admission_fair_sharing: bool = False
+    #: waitForPodsReady.blockAdmission in effect (None: the configuration could not be read)
+    block_admission: bool | None = False
     #: waitForPodsReady.requeuingStrategy.timestamp (Kueue's default: Eviction)
     requeuing_timestamp: str = "Eviction"
     #: kind -> why its list could not be read
@@ -212,6 +214,15 @@ class WorkloadInfo:
 def holds_quota(wl: Obj) -> bool:
     """``HasActiveQuotaReservation``: QuotaReserved, not finished, active."""
     return is_true(wl, "QuotaReserved") and not is_true(wl, "Finished") and spec(wl).get("active") is not False
+
+
+def pods_not_ready(world: QueueWorld) -> list[Obj] | None:
+    """The workloads Kueue's cache holds whose pods are not all ready (``WorkloadsNotReady``: quota
+    held, ``PodsReady`` not True), which block every admission under waitForPodsReady.blockAdmission;
+    None when the Workloads could not be read."""
+    if world.workloads is None:
+        return None
+    return [w for w in world.workloads if holds_quota(w) and not is_true(w, "PodsReady")]
 
 
 def admission_usage(wl: Obj) -> dict[FlavorResource, int]:

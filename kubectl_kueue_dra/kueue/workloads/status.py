@@ -81,6 +81,9 @@ CONDITION_CAUSES: list[tuple[str, Code, str, str]] = [
     (r"untolerated taint", F.UntoleratedTaint,
      "a flavor's nodeTaints (NoSchedule/NoExecute) are not tolerated by the pod or by the flavor's own tolerations",
      "kueue-condition"),
+    (r"waiting for all admitted workloads to be in PodsReady condition", F.WaitingForPodsReady,
+     "the workload fits, but waitForPodsReady.blockAdmission holds every admission until all workloads that hold "
+     "quota have their pods ready", "kueue-condition"),
     (r"^couldn't assign flavors to pod set .*flavor \S+ not found", F.FlavorNotFound,
      "the ClusterQueue names a ResourceFlavor that does not exist", "kueue-condition"),
 ]
