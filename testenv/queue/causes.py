@@ -48,6 +48,7 @@ QUEUE_MESSAGES: list[tuple[re.Pattern, set[str]]] = [
     (re.compile(r"^The workload is deactivated due to AdmissionCheck"), {"AdmissionCheckRejected", "Inactive"}),
     (re.compile(r"^The workload is deactivated"), {"Deactivated", "Inactive"}),
     (re.compile(r"^Exceeded the PodsReady timeout"), {"PodsReadyTimeout"}),
+    (re.compile(r"^waiting for all admitted workloads to be in PodsReady condition$"), {"WaitingForPodsReady"}),
 ]
 
 

@@ -77,18 +77,26 @@ def scenarios() -> list[QueueScenario]:
 
 
 #: Kueue's configuration of the PodsReady world: a workload whose pods are not all ready 20 s after
-#: admission is evicted (no pod ever runs here: there is no kubelet), then waits 600 s to be requeued
-PODS_READY = {"waitForPodsReady": {"timeout": "20s", "blockAdmission": False,
+#: admission is evicted (no pod ever runs here: there is no kubelet), then waits 600 s to be requeued;
+#: and no workload is admitted while one that holds quota has pods that are not all ready
+PODS_READY = {"waitForPodsReady": {"timeout": "20s", "blockAdmission": True,
                                    "requeuingStrategy": {"backoffBaseSeconds": 600}}}
+#: what Kueue writes on a workload that fits while blockAdmission holds it back
+WAITING_FOR_PODS = "waiting for all admitted workloads to be in PodsReady condition"
 
 
 def pods_ready_scenarios() -> list[QueueScenario]:
     """The scenarios of the PodsReady world (its own Kueue configuration: every admitted workload
-    there times out)."""
+    there times out, and blocks every admission until then: the world holds one scenario, whose
+    last step leaves nothing holding quota for the other version's world)."""
     return [QueueScenario(
-        "podsready-timeout", "waitForPodsReady timeout 20s: the admitted job's pods never get ready; evicted, "
-        "requeued after a 600 s backoff", "lifecycle", _cq(), ["job/train"], [[job("train")]],
-        {"job/train": admitted(cpu="f")}, setup=[flavor("f")],
+        "podsready-timeout", "waitForPodsReady timeout 20s with blockAdmission: the admitted job's pods never get "
+        "ready, so the next job, which fits, waits; the first is evicted and requeued after a 600 s backoff, then "
+        "the next is admitted", "lifecycle", _cq(), ["job/train", "job/next"], [[job("train")], [job("next")]],
+        {"job/train": admitted(cpu="f"), "job/next": pending(WAITING_FOR_PODS)}, setup=[flavor("f")],
         steps=[Step("wait for the PodsReady timeout", [Await("job/train", "evicted", 90, "waitForPodsReady timeout 20s")], {
             "job/train": Expect("evicted", message="Exceeded the PodsReady timeout", requeue_at=True,
-                                conds={"Evicted": "True/PodsReadyTimeout", "Requeued": "False/PodsReadyTimeout"})})])]
+                                conds={"Evicted": "True/PodsReadyTimeout", "Requeued": "False/PodsReadyTimeout"}),
+            "job/next": admitted(cpu="f")}),
+            Step("delete the next job before its own timeout", [Delete("jobs.batch", "next")], {
+                "job/next": Expect("finished", conds={"Finished": "True/OwnerNotFound"})})])]
