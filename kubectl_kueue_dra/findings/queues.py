@@ -169,7 +169,10 @@ NoPreemptionCandidates = Code(
     fix="wait for them to finish, or give the workload a higher priority (kueue.x-k8s.io/priority-class)",
     variants={"never": "wait for them to finish, or let ClusterQueue {cluster_queue} preempt lower-priority "
                        "workloads: kubectl patch clusterqueue {cluster_queue} --type=merge -p "
-                       "'{{\"spec\":{{\"preemption\":{{\"withinClusterQueue\":\"LowerPriority\"}}}}}}'"})
+                       "'{{\"spec\":{{\"preemption\":{{\"withinClusterQueue\":\"LowerPriority\"}}}}}}'",
+              "reclaim": "wait for them to finish, or let ClusterQueue {cluster_queue} take back the quota its cohort "
+                         "borrows, from workloads of any priority: kubectl patch clusterqueue {cluster_queue} "
+                         "--type=merge -p '{{\"spec\":{{\"preemption\":{{\"reclaimWithinCohort\":\"Any\"}}}}}}'"})
 BlockedByHead = Code(
     "BlockedByHead", "warning",
     means="The ClusterQueue is StrictFIFO and the workload first in line does not fit: Kueue looks at no workload "

@@ -8,6 +8,8 @@ from __future__ import annotations
 import copy
 from types import SimpleNamespace
 
+import pytest
+
 from kubectl_kueue_dra.commands.explain.context import Settings
 from kubectl_kueue_dra.commands.explain.document import explain
 from kubectl_kueue_dra.commands.explain.subject import Subject
@@ -198,3 +200,40 @@ def test_preemption_is_unknown_without_the_workloads():
                  "me", forbid=("Workload",))
     assert codes(doc)["PreemptionUnknown"]["message"].startswith(
         "whether Kueue can preempt for it is unknown: the workloads holding quota are unknown")
+
+
+def found(doc, code):
+    return [f for f in doc["findings"] if f["code"] == code]
+
+
+def _cohort(preemption_a: dict, borrower_priority: int = 0, me_priority: int = 0) -> list[dict]:
+    """cq-a lends 1 of its 4 cpu to cq-b (nominal 0), where ``borrower`` holds it; ``me`` needs all 4."""
+    a = cluster_queue("cq-a", group(flavor_quotas("default", cpu="4")), cohort="pool", **preemption_a)
+    a["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0]["lendingLimit"] = "1"
+    return [flavor("default"), a, cluster_queue("cq-b", group(flavor_quotas("default", cpu="0")), cohort="pool"),
+            local_queue("lq", "cq-a"), local_queue("lq-b", "cq-b"),
+            workload("borrower", queue="lq-b", priority=borrower_priority, admitted_to="cq-b",
+                     flavors={"cpu": "default"}),
+            workload("me", requests={"cpu": "4"}, priority=me_priority)]
+
+
+@pytest.mark.parametrize("policy, me_priority", [({}, 0), ({"within": "LowerPriority"}, 0),
+                                                 ({"reclaim": "LowerPriority"}, 0)])
+def test_quota_a_cohort_borrows_is_taken_back_under_reclaim_within_cohort(policy, me_priority):
+    doc = doc_of(_cohort(policy, me_priority=me_priority), "me")
+    (none,) = found(doc, "NoPreemptionCandidates")
+    assert "reclaimWithinCohort\":\"Any\"" in none["fix"] and "withinClusterQueue" not in none["fix"]
+    doc = doc_of(_cohort({"reclaim": "Any"}), "me")
+    assert "default/borrower" in found(doc, "Preempting")[0]["message"]
+
+
+def test_own_lower_priority_holders_are_taken_under_within_cluster_queue():
+    objects = [flavor("default"), cluster_queue("cq", group(flavor_quotas("default", cpu="4"))), local_queue("lq", "cq"),
+               workload("low", priority=0, admitted_to="cq", requests={"cpu": "4"}, flavors={"cpu": "default"}),
+               workload("me", priority=10, requests={"cpu": "4"})]
+    (none,) = found(doc_of(objects, "me"), "NoPreemptionCandidates")
+    assert "withinClusterQueue\":\"LowerPriority" in none["fix"]
+    objects[3]["spec"]["priority"] = 10  # as high as it: a policy change does not help, a priority does
+    (none,) = found(doc_of(objects, "me"), "NoPreemptionCandidates")
+    assert none["fix"] == "wait for them to finish, or give the workload a higher priority " \
+                          "(kueue.x-k8s.io/priority-class)"

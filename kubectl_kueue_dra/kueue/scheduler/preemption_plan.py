@@ -27,6 +27,10 @@ class PreemptionPlan:
     targets: list[Target] = field(default_factory=list)
     why: str | None = None
     unknown: str | None = None
+    #: when nobody can be preempted, the policy that keeps the holders safe: "within" (the
+    #: ClusterQueue's own lower-priority workloads, withinClusterQueue: Never), "reclaim" (what its
+    #: cohort borrows, reclaimWithinCohort), else "" (their priorities)
+    remedy: str = ""
 
 
 def plan(snap: Snapshot, preemptor: Preemptor, asg: Assignment) -> PreemptionPlan | None:
@@ -35,7 +39,8 @@ def plan(snap: Snapshot, preemptor: Preemptor, asg: Assignment) -> PreemptionPla
         return None
     policy = snap.rules.policy
     if policy.within_cluster_queue == NEVER and (snap.node.parent is None or policy.reclaim_within_cohort == NEVER):
-        return PreemptionPlan(possible=False, why=why_not(snap, preemptor, asg.preempt_pairs()))
+        frs = asg.preempt_pairs()
+        return PreemptionPlan(possible=False, why=why_not(snap, preemptor, frs), remedy=remedy(snap, preemptor, frs))
     unknown = preemption.unknown_reason(snap)
     if unknown is not None:
         return PreemptionPlan(possible=None, unknown=unknown)
@@ -43,7 +48,23 @@ def plan(snap: Snapshot, preemptor: Preemptor, asg: Assignment) -> PreemptionPla
     found = preemption.targets(snap, preemptor, asg.total_requests(), frs)
     if found:
         return PreemptionPlan(possible=True, targets=found)
-    return PreemptionPlan(possible=False, why=why_not(snap, preemptor, frs))
+    return PreemptionPlan(possible=False, why=why_not(snap, preemptor, frs), remedy=remedy(snap, preemptor, frs))
+
+
+def remedy(snap: Snapshot, preemptor: Preemptor, frs: set[FlavorResource]) -> str:
+    """Which policy keeps the holders of ``frs`` from being preempted (``PreemptionPlan.remedy``):
+    quota its cohort borrows is reclaimed only under reclaimWithinCohort (``Any`` reclaims it from
+    workloads of any priority), the ClusterQueue's own workloads only under withinClusterQueue."""
+    policy, node = snap.rules.policy, snap.node
+    if node.parent is not None:
+        others = [q for q in node.root().cluster_queues_below() if q is not node and q.name not in snap.inactive]
+        borrowed = [w for q in others if not q.within_nominal(frs) for w in snap.workloads(q.name) if uses(w, frs)]
+        if borrowed and not any(satisfies(policy.reclaim_within_cohort, preemptor, w, snap) for w in borrowed):
+            return "reclaim"
+    own = [w for w in snap.workloads(snap.rules.name) if uses(w, frs)]
+    if policy.within_cluster_queue == NEVER and any(satisfies("LowerPriority", preemptor, w, snap) for w in own):
+        return "within"
+    return ""
 
 
 def _pairs(frs: set[FlavorResource]) -> str:
