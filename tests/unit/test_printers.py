@@ -165,3 +165,24 @@ def test_json_output_of_what_msgspec_refuses_and_of_floats():
     assert json_text({"s": "\ud800"}) == json.dumps({"s": "\ud800"}, indent=2)  # a lone surrogate: json.dumps
     floats = {"a": 1e-05, "b": 0.1, "c": 1e20, "d": -2.5}
     assert json.loads(json_text(floats)) == floats
+
+
+@pytest.mark.parametrize("fmt,sort_by,message", [
+    ("custom-columns=A:.items[5]", None, "array index out of bounds: index 5, length 2"),
+    ("custom-columns=A:.name[0]", None, "string is not array or slice"),
+    ("custom-columns=A:.n[?(@.x==1)]", None, "1 is not array or slice and cannot be filtered"),
+    ("json", ".name[?(@.x==1)]", "couldn't sort by \"{.name[?(@.x==1)]}\": a is not array or slice and cannot be "
+                                 "filtered"),
+])
+def test_a_path_that_fails_on_the_items_is_a_print_error(fmt, sort_by, message):
+    """A custom-columns or --sort-by path that parses but fails on an item (an index out of range,
+    a filter on a scalar) is one error line, as -o jsonpath's is; never an internal error."""
+    from kubectl_kueue_dra.render.printers.emit import Listing, PrintError, formatted, sorted_document
+
+    document = {"rows": [{"name": "a", "n": 1, "items": [1, 2]}, {"name": "b", "n": 2, "items": [3, 4]}]}
+    chosen = spec.checked(spec.OutputSpec(format=fmt.split("=")[0], template=fmt.partition("=")[2],
+                                          sort_by=sort_by))
+    listing = Listing(items="rows")
+    with pytest.raises(PrintError) as e:
+        formatted(sorted_document(document, listing, chosen.sort_by), chosen, lambda d: "", listing)
+    assert str(e.value) == message

@@ -107,8 +107,12 @@ def formatted(document: dict[str, Any], spec: OutputSpec, text: Callable[[dict[s
             raise PrintError(f'error executing jsonpath "{spec.template}": Error executing template: {e}') from None
     if family == "custom-columns":
         from .columns import render
+        from .jsonpath_eval import JSONPathError
 
-        return render(list(spec.columns), listing.of(document), spec.no_headers), True
+        try:  # kubectl's printer returns the path's error as it is
+            return render(list(spec.columns), listing.of(document), spec.no_headers), True
+        except JSONPathError as e:
+            raise PrintError(str(e)) from None
     if family == "name":
         assert listing.name is not None
         return "".join(f"{listing.name(item)}\n" for item in listing.of(document)), True

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .columns import relaxed
-from .jsonpath_eval import JSONPath
+from .jsonpath_eval import JSONPath, JSONPathError
 
 #: a quantity's comparable amount, or None when the text is not a quantity (``dra.quantity``)
 QuantityAmount = Callable[[str], Any]
@@ -48,7 +48,10 @@ def sort_items(items: list[Any], expression: str, quantity: QuantityAmount | Non
         return items
     template = relaxed(expression)
     path = JSONPath(template)
-    keys = [_first(path, item) for item in items]
+    try:
+        keys = [_first(path, item) for item in items]
+    except JSONPathError as e:  # kubectl's sorter stops with a fatal log line there
+        raise SortError(f'couldn\'t sort by "{template}": {e}') from None
     if not any(found for found, _ in keys):
         raise SortError(f'couldn\'t find any field with path "{template}" in the list of objects')
 
