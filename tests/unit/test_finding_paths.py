@@ -524,3 +524,28 @@ def every_finding(*args):
                 walk(v)
     walk(json.loads(proc.stdout))
     return out
+
+
+@pytest.mark.parametrize("value", [None, "abc", "", [1]])
+def test_a_device_counter_value_that_is_no_quantity_counts_as_absent(tmp_path, value):
+    """A consumesCounters value the API server would refuse (in a snapshot only): the device does not
+    consume that counter; never an internal error, and the answer is partial when it was removed."""
+    edited = []
+
+    def edit(obj):  # one device of one node
+        if obj["kind"] == "ResourceSlice" and obj["spec"].get("devices") and not edited:
+            for entry in obj["spec"]["devices"][0].get("consumesCounters") or []:
+                for counter in entry["counters"].values():
+                    counter["value"] = value
+                    edited.append(obj)
+
+    snap = snapshot(tmp_path, "mig-partitionable", edit=edit)
+    assert edited
+    for args in (("explain", "job/pretrain", "-n", "ml-research"), ("explain", "-A")):
+        proc = run(*args, "--from", snap, "-o", "json")
+        assert proc.returncode == 0 and "internal error" not in proc.stderr, proc.stderr
+        doc = json.loads(proc.stdout)
+        docs = doc.get("items") or [doc]
+        assert all(d["draCharge"] for d in docs if d["workload"]["name"].startswith("job-pretrain"))
+        if value is not None:  # said once, on the List of explain -A; the answer is partial
+            assert any(f["code"] == F.MalformedObject.name for f in doc["findings"]) and doc["partial"] is True

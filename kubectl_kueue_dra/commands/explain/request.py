@@ -102,7 +102,7 @@ def list_document(view: ClusterView, req: ExplainRequest) -> dict[str, Any]:
     scope = Scope(None if req.all_namespaces else (req.namespace or view.default_namespace),
                   req.cluster_queue, req.local_queue, req.selector, req.field_selector)
     items = explain_all(view, scope, Settings(req.kueue_version, req.kueue_namespace, req.now))
-    return {"kind": "List", "items": items, "partial": bool(view.unreadable),
+    return {"kind": "List", "items": items, "partial": is_partial(view),
             "findings": unreadable_findings(view)}
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...dra.devices import Pool
-from ...dra.quantity import Quantity, parse_quantity
+from ...dra.quantity import Quantity, QuantityError, parse_quantity
 from ..fielderrors import INTERNAL, FieldError
 from ..units import clamp_int64, sat_mul
 from ..workloads.podsets import PodSet
@@ -56,9 +56,14 @@ def _max_counter(matched: list[tuple[Pool, dict[str, Any]]], counter: str, first
             if raw is None:
                 continue
             value: Any = raw.get("value") if isinstance(raw, dict) else raw
+            if value is None:  # the shape check removed a value that is no quantity (a MalformedObject finding)
+                continue
             q = parsed.get(value) if isinstance(value, str) else None
             if q is None:
-                q = parse_quantity(value)
+                try:
+                    q = parse_quantity(value)
+                except QuantityError:  # a value the shape check did not see (a hand-built device)
+                    continue
                 if isinstance(value, str):
                     parsed[value] = q
             if best is None or q.value > best[0].value:
