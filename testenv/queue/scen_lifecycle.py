@@ -94,9 +94,12 @@ def pods_ready_scenarios() -> list[QueueScenario]:
         "ready, so the next job, which fits, waits; the first is evicted and requeued after a 600 s backoff, then "
         "the next is admitted", "lifecycle", _cq(), ["job/train", "job/next"], [[job("train")], [job("next")]],
         {"job/train": admitted(cpu="f"), "job/next": pending(WAITING_FOR_PODS)}, setup=[flavor("f")],
+        explain_first=True,
         steps=[Step("wait for the PodsReady timeout", [Await("job/train", "evicted", 90, "waitForPodsReady timeout 20s")], {
             "job/train": Expect("evicted", message="Exceeded the PodsReady timeout", requeue_at=True,
                                 conds={"Evicted": "True/PodsReadyTimeout", "Requeued": "False/PodsReadyTimeout"}),
             "job/next": admitted(cpu="f")}),
-            Step("delete the next job before its own timeout", [Delete("jobs.batch", "next")], {
-                "job/next": Expect("finished", conds={"Finished": "True/OwnerNotFound"})})])]
+            Step("delete both jobs (the next one before its own timeout)",
+                 [Delete("jobs.batch", "next"), Delete("jobs.batch", "train")], {
+                     "job/next": Expect("finished", conds={"Finished": "True/OwnerNotFound"}),
+                     "job/train": Expect("finished", conds={"Finished": "True/OwnerNotFound"})})])]
