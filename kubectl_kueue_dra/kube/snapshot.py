@@ -189,6 +189,17 @@ def _objects(doc: Any) -> Iterator[dict[str, Any]]:
         yield doc
 
 
+def _namespace_problem(obj: dict[str, Any]) -> str | None:
+    """A namespaced object of a kind the plugin reads without ``metadata.namespace`` (a manifest
+    meant for ``kubectl apply -n``, not what a server serves): which namespace it is in is unknown."""
+    k = KINDS.get(str(obj.get("kind")))
+    if k is None or not k.namespaced or str(obj.get("apiVersion") or "").rpartition("/")[0] != k.group:
+        return None
+    if obj["metadata"].get("namespace"):
+        return None
+    return f"metadata.namespace: a {k.kind} is namespaced, this one names none"
+
+
 def load_objects(path: str, compact: Any = None, opened_at: str | None = None) -> list[dict[str, Any]]:
     """The objects of the files at ``path`` (read at ``opened_at`` when the path is relative to
     another directory than the process's)."""
@@ -197,7 +208,7 @@ def load_objects(path: str, compact: Any = None, opened_at: str | None = None) -
     for file in _files(opened_at or path, path):
         for doc in _documents(file, compact):
             for n, obj in enumerate(_objects(doc), 1):
-                problem = envelope_problem(obj)
+                problem = envelope_problem(obj) or _namespace_problem(obj)
                 if problem:
                     raise SnapshotError(f"{file}: {describe(obj)} (object {n} of its document): {problem}",
                                         "fix or remove the object: the API server never serves one like it")

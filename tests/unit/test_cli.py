@@ -511,3 +511,18 @@ def test_an_object_without_a_valid_envelope_is_an_error_naming_file_and_field(tm
     snap.write_text(f"apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {metadata}\n")
     line = one_line_error(run("classes", "--from", str(snap)))
     assert line.startswith(f"error: {snap}: DeviceClass") and problem in line, line
+
+
+@pytest.mark.parametrize("command", [("explain", "-A"), ("explain", "wl/w", "-A"), ("queues",), ("verify",)])
+def test_a_namespaced_object_without_a_namespace_is_an_error_naming_it(tmp_path, command):
+    """Which namespace it is in is unknown (a manifest for kubectl apply -n, not what a server
+    serves): one error, not a guess (an object of no namespace, a LocalQueue it cannot find)."""
+    snap = tmp_path / "snap.yaml"
+    snap.write_text("apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: w}\nspec: {queueName: q}\n"
+                    "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: f}\n")
+    line = one_line_error(run(*command, "--from", str(snap)))
+    assert line == (f"error: {snap}: Workload w (object 1 of its document): metadata.namespace: a Workload is "
+                    "namespaced, this one names none; fix or remove the object: the API server never serves one "
+                    "like it"), line
+    snap.write_text(snap.read_text().replace("{name: w}", "{name: w, namespace: a}"))
+    assert run(*command, "--from", str(snap)).returncode in (0, 1)
