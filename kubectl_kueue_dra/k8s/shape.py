@@ -39,6 +39,8 @@ class Malformed:
     path: str
     expected: str
     value: str
+    #: what is left out for it: the field, or (a version this tool does not read) the whole object
+    ignored: str = "the field is ignored"
 
     @property
     def object_ref(self) -> str:
@@ -46,7 +48,7 @@ class Malformed:
         return f"{self.kind} {ref}"
 
     def message(self) -> str:
-        return f"{self.object_ref}: {self.path} is {self.value}, not {self.expected}; the field is ignored"
+        return f"{self.object_ref}: {self.path} is {self.value}, not {self.expected}; {self.ignored}"
 
 
 def _describe(shape: Any) -> str:

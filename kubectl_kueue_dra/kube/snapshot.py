@@ -26,7 +26,7 @@ from contextlib import contextmanager
 
 from ..errors import SnapshotError
 from ..k8s.envelope import describe, envelope_problem
-from ..k8s.shape import SharedParts
+from ..k8s.shape import Malformed, SharedParts
 from ..k8s.utf8 import NotUtf8, manifest_text
 from .compact import SliceCompactor
 from .convert import to_v1
@@ -233,12 +233,18 @@ class SnapshotView(ClusterView):
         self._by_kind: dict[str, list[Obj]] = {}
         seen: dict[tuple, int] = {}
         for obj in objects:
-            obj = to_v1(obj)
             kind = str(obj.get("kind"))
             k = KINDS.get(kind)
-            if k is None or obj.get("apiVersion", "").rpartition("/")[0] != k.group:
+            group, _, version = str(obj.get("apiVersion") or "").rpartition("/")
+            if k is None or group != k.group:
                 continue
             meta = obj.get("metadata") or {}
+            if version not in k.versions:  # another shape (an older DRA alpha, a newer API): not guessed at
+                self.note_malformed([Malformed(kind, meta.get("namespace"), meta.get("name"), "apiVersion",
+                                               "one this tool reads (" + ", ".join(k.versions) + ")",
+                                               repr(obj.get("apiVersion")), "the object is not read")])
+                continue
+            obj = to_v1(obj)
             bucket = self._by_kind.setdefault(kind, [])
             ident = (kind, meta.get("namespace") if k.namespaced else None, meta.get("name"))
             if ident in seen:  # the same object twice (e.g. must-gather): the last one wins
