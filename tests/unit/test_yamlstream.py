@@ -77,6 +77,19 @@ def test_appended_outputs_are_each_read(tmp_path):
         [("DeviceClass", "gpu"), ("ClusterQueue", "cq")]
 
 
+@pytest.mark.parametrize("order", [("metadata", "spec", "spec"), ("spec", "metadata", "spec")])
+def test_a_key_written_twice_in_one_object_keeps_the_last_value_as_kubectl_does(order):
+    """A repeated top-level key is an appended output only when what follows brings its own
+    apiVersion and kind; else it is one object with a key twice, and the last value wins (PyYAML
+    and kubectl): the second spec was dropped as a document without apiVersion."""
+    parts = {"metadata": "metadata:\n  name: cq\n"}
+    specs = iter(["spec:\n  x: 1\n", "spec:\n  x: 2\n"])
+    text = "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\n" + "".join(
+        parts[k] if k == "metadata" else next(specs) for k in order)
+    assert cut(text)[0] == whole(text) == [{"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue",
+                                            "metadata": {"name": "cq"}, "spec": {"x": 2}}]
+
+
 def test_documents_as_helm_writes_them():
     text = ("---\n# Source: chart/templates/class.yaml\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\n"
             "metadata:\n  name: gpu\n--- # Source: chart/templates/cq.yaml\napiVersion: kueue.x-k8s.io/v1beta2\n"

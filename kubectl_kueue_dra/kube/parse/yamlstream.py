@@ -6,7 +6,8 @@ whole document before its objects, about 50 times the text (a 20 MB List of 100 
 YAML keeps the last value: the first output's objects were lost without a word. Here the text is
 cut where the block layout that kubectl and PyYAML print makes a cut safe:
 
-* a new document at a ``---`` line, and where a top-level key repeats (an appended output);
+* a new document at a ``---`` line, and where a top-level key repeats (an appended output, when
+  what follows has an ``apiVersion`` and a ``kind``: else a key written twice in one object);
 * in a document whose ``items:`` is a block sequence of ``- `` entries at column 0, each entry is
   parsed alone (its ``-`` made a space: the item is then the document's root, indented), and
   handed to a callback (a ResourceSlice is made small before the next one is read).
@@ -39,9 +40,28 @@ def _bare(rest: str) -> bool:
 
 
 def _documents(lines: list[str]) -> Iterator[list[str]]:
-    """The lines of each document: cut at ``---`` and where a top-level key repeats."""
+    """The lines of each document: cut at ``---`` and where a top-level key repeats, unless what
+    follows the repeated key brings no ``apiVersion`` and ``kind`` of its own: then it is not an
+    appended output but a key written twice in one object, which stays one document (where YAML,
+    as kubectl reads it, keeps the last value)."""
+    kept: list[str] | None = None
+    for doc, keys, by_key in _pieces(lines):
+        if by_key and kept is not None and not {"apiVersion", "kind"} <= keys:
+            kept.extend(doc)
+            continue
+        if kept is not None:
+            yield kept
+        kept = doc
+    if kept is not None:
+        yield kept
+
+
+def _pieces(lines: list[str]) -> Iterator[tuple[list[str], set[str], bool]]:
+    """The lines cut at ``---`` and at a repeated top-level key: each piece with its top-level keys
+    and whether a repeated key cut it."""
     doc: list[str] = []
     keys: set[str] = set()
+    by_key = False
     for line in lines:
         first = line[:1]
         if first in ("", " ", "\n", "\r", "\t", "#"):
@@ -50,12 +70,12 @@ def _documents(lines: list[str]) -> Iterator[list[str]]:
         if line.startswith("---") and line[3:4] in ("", " ", "\n", "\r", "\t"):
             if not _bare(line[3:]):  # content after the marker on its line (a tag, a value)
                 raise _Unsafe()
-            yield doc
-            doc, keys = [], set()
+            yield doc, keys, by_key
+            doc, keys, by_key = [], set(), False
             continue
         if line.startswith("...") and _bare(line[3:]):
-            yield doc
-            doc, keys = [], set()
+            yield doc, keys, by_key
+            doc, keys, by_key = [], set(), False
             continue
         if line.startswith("-") and line[1:2] in ("", " ", "\n", "\r"):
             doc.append(line)
@@ -64,11 +84,11 @@ def _documents(lines: list[str]) -> Iterator[list[str]]:
         if m is None:  # flow style, a quoted key, a directive, a tag: not the layout cut here
             raise _Unsafe()
         if m.group(1) in keys:  # an appended output: its own document
-            yield doc
-            doc, keys = [], set()
+            yield doc, keys, by_key
+            doc, keys, by_key = [], set(), True
         keys.add(m.group(1))
         doc.append(line)
-    yield doc
+    yield doc, keys, by_key
 
 
 def _items(doc: list[str]) -> tuple[list[str], list[list[str]]] | None:
