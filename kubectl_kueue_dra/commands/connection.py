@@ -45,7 +45,7 @@ def open_view(opts: ViewOptions) -> ClusterView:
         return load_snapshot(opts.from_path, opts.namespace, opened_at=opts.env.path(opts.from_path))
     from ..kube.client import KubeClient
     from ..kube.kubeconfig import ConnectionOptions
-    from ..kube.view import LiveView
+    from ..kube.live import LiveView
 
     client = KubeClient(ConnectionOptions(
         env=opts.env, kubeconfig=opts.kubeconfig, context=opts.context, namespace=opts.namespace,

@@ -11,7 +11,8 @@ from typing import Any
 from .. import gates as g
 from ..kube import errors
 from ..kube.probes import dry_run_create, read_metrics_text, served_dra_api
-from ..kube.view import ClusterView, LiveView
+from ..kube.live import LiveView
+from ..kube.view import ClusterView
 from ..kueue.install.platform import read_cluster_version
 
 

@@ -20,8 +20,9 @@ def unreadable_findings(view: Any) -> list[dict[str, Any]]:
 
 
 def is_partial(view: Any) -> bool:
-    """Whether something the answer depends on could not be read, or was malformed."""
-    return bool(view.unreadable or view.malformed)
+    """Whether something the answer depends on could not be read, was malformed, or is not in the
+    snapshot (each said by a finding of its own)."""
+    return bool(view.unreadable or view.malformed or view.absent)
 
 
 def config_findings(config: Any, view: Any) -> list[dict[str, Any]]:

@@ -41,7 +41,7 @@ def pending_workloads(view: ClusterView, namespace: str, local_queue: str) -> Pe
 
 
 def _read(view: ClusterView, namespace: str, local_queue: str) -> PendingWorkloads:
-    from .view import LiveView
+    from .live import LiveView
 
     if not isinstance(view, LiveView):
         return PendingWorkloads(None, problem="a snapshot has no visibility API to ask")

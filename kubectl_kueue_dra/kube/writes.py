@@ -18,7 +18,7 @@ from ..environment import Clock
 from . import errors
 from .client import Target
 from .kinds import KINDS, Kind
-from .view import LiveView
+from .live import LiveView
 
 Obj = dict[str, Any]
 MAX_ATTEMPTS = 5

@@ -190,7 +190,7 @@ def test_watch_only_lists_one_document_per_change(mig):
 def test_watch_lists_again_on_410_gone(mig, monkeypatch, tmp_path):
     """A resourceVersion the server no longer has (1: older than its watch cache) is answered 410
     Gone; the watch lists again, takes the current resourceVersion and goes on."""
-    from kubectl_kueue_dra.kube.view import LiveView
+    from kubectl_kueue_dra.kube.live import LiveView
 
     real = LiveView.resource_version
     calls = []

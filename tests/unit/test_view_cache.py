@@ -6,7 +6,7 @@ from collections import Counter
 
 from kubectl_kueue_dra.environment import SYSTEM_CLOCK
 from kubectl_kueue_dra.kube import errors
-from kubectl_kueue_dra.kube.view import LiveView
+from kubectl_kueue_dra.kube.live import LiveView
 
 CLASSES = [{"metadata": {"name": n}} for n in ("a", "b")]
 DEPLOY = {"metadata": {"name": "kueue-controller-manager", "namespace": "kueue-system"}}

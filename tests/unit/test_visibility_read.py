@@ -12,7 +12,7 @@ import pytest
 
 from kubectl_kueue_dra.kube import errors
 from kubectl_kueue_dra.kube.snapshot import SnapshotView
-from kubectl_kueue_dra.kube.view import LiveView
+from kubectl_kueue_dra.kube.live import LiveView
 from kubectl_kueue_dra.kube.visibility import GROUP, pending_workloads
 
 ITEMS = [{"metadata": {"name": "wl-a", "namespace": "ns"}, "localQueueName": "lq", "priority": 0,

@@ -21,7 +21,8 @@ from ...dra.published import Published, published
 from ...k8s.shape import Malformed
 from ...kube import errors
 from ..dropped import Dropped, dropped_evidence, dropped_fields, of_kind
-from ...kube.view import ClusterView, LiveView
+from ...kube.live import LiveView
+from ...kube.view import ClusterView
 from ...kueue.charge.unaccounted import Uncharged, read_uncharged
 from ...kueue.config.load import KueueConfig, load_kueue_config
 from ...kueue.config.mappings import Mapping, Source, lookup
