@@ -1,17 +1,18 @@
 """Load an offline snapshot given with ``--from PATH``.
 
-Accepted: one YAML or JSON file, or a directory searched recursively for ``*.yaml``, ``*.yml`` and
-``*.json``, each of them also gzip-compressed (``snap.json.gz``: a file that begins with gzip's
-magic bytes is inflated as it is read, whatever its name). A file may hold several YAML documents,
-a ``kind: List`` (what ``kubectl get -o yaml`` prints) or a typed list such as ``PodList``; the
-``oc adm must-gather`` tree (``cluster-scoped-resources/<group>/<plural>/<name>.yaml``,
-``namespaces/<ns>/<group>/<plural>/…``) is just such a directory. A JSON file may hold several
-documents one after another (``kubectl get -o json >> file``, JSON Lines) or an array of objects;
-a file beginning with a UTF-16 byte-order mark is read as UTF-16 (as kubectl reads ``-f``).
-Documents without ``apiVersion``/``kind`` are ignored, so the rest of a must-gather (logs, events
-as text) does no harm; an empty file (any name) and a List whose ``items`` are null or absent hold
-no object, as kubectl reads them; malformed YAML or JSON, or a damaged gzip file, is an error naming the file
-(and line), because a silently skipped file would give a wrong answer.
+Accepted: one YAML or JSON file, or a directory searched recursively for ``*.yaml``, ``*.yml``,
+``*.json``, ``*.jsonl`` and ``*.ndjson``, each of them also gzip-compressed (``snap.json.gz``: a
+file that begins with gzip's magic bytes is inflated as it is read, whatever its name). A file may
+hold several YAML documents, a ``kind: List`` (what ``kubectl get -o yaml`` prints) or a typed list
+such as ``PodList``; the ``oc adm must-gather`` tree
+(``cluster-scoped-resources/<group>/<plural>/<name>.yaml``, ``namespaces/<ns>/<group>/<plural>/…``)
+is just such a directory. A JSON file may hold several documents one after another (``kubectl get
+-o json >> file``, JSON Lines) or an array of objects; a file beginning with a UTF-16 byte-order
+mark is read as UTF-16 (as kubectl reads ``-f``). Documents without ``apiVersion``/``kind`` are
+ignored, so the rest of a must-gather (logs, events as text) does no harm; an empty file (any name)
+and a List whose ``items`` are null or absent hold no object, as kubectl reads them; malformed YAML
+or JSON, or a damaged gzip file, is an error naming the file (and line), because a silently skipped
+file would give a wrong answer.
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ from .parse.jsonstream import load_all, values
 from .parse.yamlstream import fast_loader, load_documents
 from .view import ClusterView, Obj
 
-SUFFIXES = (".yaml", ".yml", ".json")
+JSON_SUFFIXES = (".json", ".jsonl", ".ndjson")  # JSON Lines, one object per line, is JSON documents in turn
+SUFFIXES = (".yaml", ".yml", *JSON_SUFFIXES)
 _GZIP_MAGIC = b"\x1f\x8b"
 #: what reading a damaged gzip file raises (a truncated one: EOFError)
 _GZIP_ERRORS = (gzip.BadGzipFile, EOFError, zlib.error)
@@ -143,14 +145,16 @@ def _documents(path: str, compact: Any = None) -> Iterator[Any]:
         raise SnapshotError(f"{path}: {e}") from None
     if not text or text.isspace():  # an empty file holds no object, whatever its name (as kubectl reads it)
         return
-    json_named = path.removesuffix(".gz").endswith(".json")
+    json_named = path.removesuffix(".gz").endswith(JSON_SUFFIXES)
+    json_error = None
     if json_named or text.lstrip()[:1] in ("{", "["):
         try:
             yield from values(text)
             return
         except json.JSONDecodeError as e:
+            json_error = SnapshotError(f"{path}:{e.lineno}: malformed JSON: {e.msg}")
             if json_named:
-                raise SnapshotError(f"{path}:{e.lineno}: malformed JSON: {e.msg}") from None
+                raise json_error from None
     import yaml  # only for YAML: a JSON List (the big snapshots) never loads it
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -161,6 +165,8 @@ def _documents(path: str, compact: Any = None) -> Iterator[Any]:
     try:
         yield from yaml.load_all(text, Loader=loader)
     except yaml.YAMLError as e:
+        if json_error is not None:  # it began as JSON and is not YAML either: JSON's error says where
+            raise json_error from None
         mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
         where = f":{mark.line + 1}" if mark else ""
         problem = getattr(e, "problem", None) or str(e).splitlines()[0]

@@ -274,3 +274,18 @@ def test_an_object_of_a_version_this_tool_does_not_read_is_left_out_and_said(tmp
     assert m.message() == (f"{kind} odd: apiVersion is '{api_version}', not one this tool reads "
                            f"({', '.join(('v1', 'v1beta2', 'v1beta1') if kind == 'DeviceClass' else ('v1beta2', 'v1beta1'))}); "
                            "the object is not read")
+
+
+def test_json_lines_files_are_read_in_a_directory_and_their_errors_are_json_errors(tmp_path):
+    line = '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"%s"}}\n'
+    (tmp_path / "a.jsonl").write_text(line % "a")
+    (tmp_path / "b.ndjson").write_text(line % "b")
+    assert sorted(o["metadata"]["name"] for o in load_objects(str(tmp_path))) == ["a", "b"]
+    for name in ("bad.jsonl", "bad.txt"):  # named as JSON, or beginning as JSON and no YAML either
+        bad = tmp_path / "x" / name
+        bad.parent.mkdir(exist_ok=True)
+        bad.write_text(line % "a" + line.replace("}}", "}") % "b" + line % "c")
+        with pytest.raises(SnapshotError) as e:
+            load_objects(str(bad))
+        assert str(e.value).startswith(f"{bad}:3: malformed JSON: Expecting ',' delimiter"), str(e.value)
+        bad.unlink()
