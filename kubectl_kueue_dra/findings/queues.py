@@ -123,7 +123,8 @@ ChargeMismatch = Code(
 WorkloadsUnknown = Code(
     "WorkloadsUnknown", "info",
     means="The Workloads could not be read: which hold a ClusterQueue's quota and which wait for it is unknown.",
-    fix="grant list on workloads (kueue.x-k8s.io)")
+    fix="grant list on workloads (kueue.x-k8s.io)",
+    variants={"snapshot": "add them to the snapshot: kubectl get workloads.kueue.x-k8s.io -A -o yaml >> SNAPSHOT"})
 CohortCycle = Code(
     "CohortCycle", "warning",
     means="The Cohorts' parentName links form a cycle: Kueue cannot build the cohort tree, so what each "

@@ -1,9 +1,9 @@
 """ClusterView: the one interface through which commands read objects.
 
 Two implementations: ``LiveView`` (``kube/live.py``: the API server, through ``KubeClient``) and
-``SnapshotView`` (``kube/snapshot.py``: files given with ``--from``). Both return plain dicts in the v1 DRA shape, cache every answer so
-each object is fetched at most once per run, and record what could not be read (403) so that a
-command can carry on and mark its answer partial.
+``SnapshotView`` (``kube/snapshot.py``: files given with ``--from``). Both return plain dicts in
+the v1 DRA shape, cache every answer so each object is fetched at most once per run, and record
+what could not be read (403) so that a command can carry on and mark its answer partial.
 """
 
 from __future__ import annotations

@@ -160,8 +160,9 @@ def test_forbidden_workloads_make_a_partial_answer_naming_the_list():
 def test_a_snapshot_without_workloads_says_they_are_unknown():
     objs = [o for o in objects("cohort-sharing") if o["kind"] != "Workload"]
     doc = document(objs)
-    assert cq(doc, "team-a-cq")["workloads"] is None and doc["partial"] is False
-    assert any(f["code"] == "WorkloadsUnknown" and "no Workload objects" in f["message"] for f in doc["findings"])
+    assert cq(doc, "team-a-cq")["workloads"] is None and doc["partial"] is True  # unknown, so partial
+    [unknown] = [f for f in doc["findings"] if f["code"] == "WorkloadsUnknown"]
+    assert "no Workload objects" in unknown["message"] and unknown["fix"].startswith("add them to the snapshot: ")
 
 
 def test_holdings_skip_finished_and_deactivated_workloads_and_count_those_without_requests():

@@ -29,6 +29,7 @@ class Inputs:
     workloads: dict[str, QueueWorkloads] | None
     workloads_unknown: str | None
     dra: dict[str, DraResource]
+    live: bool = True  # read from a cluster (else from a snapshot: what is missing is added to it)
     binary: set[str]
 
 
@@ -115,7 +116,8 @@ def queues_report(inp: Inputs, only: str | None = None) -> tuple[list[Obj], list
     findings: list[Obj] = []
     if inp.workloads_unknown:
         findings.append(F.WorkloadsUnknown.make(
-            f"{inp.workloads_unknown}: which Workloads hold quota and which wait is unknown"))
+            f"{inp.workloads_unknown}: which Workloads hold quota and which wait is unknown",
+            variant="" if inp.live else "snapshot"))
     try:
         queues, cohort_nodes = build_forest(inp.cluster_queues, inp.cohorts or [])
     except TreeError as e:

@@ -35,11 +35,11 @@ class QueuesRequest:
 
 def _workloads(view: ClusterView) -> tuple[dict[str, QueueWorkloads] | None, str | None]:
     """The Workloads of each ClusterQueue, or None and why they are unknown."""
+    if view.lacks("Workload"):
+        return None, "the snapshot has no Workload objects"
     workloads = view.try_list("Workload")
     if workloads is None:
         return None, view.forbidden("Workload") or "the Workloads could not be read"
-    if not view.live and not workloads:
-        return None, "the snapshot has no Workload objects"
     local_queues = view.try_list("LocalQueue")
     if local_queues is None:
         return None, view.forbidden("LocalQueue") or "the LocalQueues could not be read"
@@ -60,6 +60,7 @@ def queues_document(view: ClusterView, req: QueuesRequest) -> dict[str, Any]:
     mappings = installation.effective.mappings if config.found else None
     device_classes = view.try_list("DeviceClass") if view.serves("DeviceClass") else []
     inputs = Inputs(cluster_queues=cluster_queues, cohorts=cohorts, workloads=workloads, workloads_unknown=unknown,
+                    live=view.live,
                     dra={r.name: r for r in dra_resources(mappings, device_classes)},
                     binary=binary_resources(mappings))
     queues, cohort_docs, findings = queues_report(inputs, req.cluster_queue)
