@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 
-def _type(value: Any) -> str:
+def type_name(value: Any) -> str:
+    """How a value is called in a message: a mapping, a list, a string, a number, null."""
     return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean", int: "a number",
             float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
 
@@ -23,23 +24,23 @@ def _string_map(meta: dict[str, Any], key: str) -> str | None:
     if value is None:
         return None
     if not isinstance(value, dict):
-        return f"metadata.{key}: expected a mapping, got {_type(value)}"
+        return f"metadata.{key}: expected a mapping, got {type_name(value)}"
     bad = next((k for k, v in value.items() if not isinstance(k, str) or not isinstance(v, str)), None)
-    return None if bad is None else f"metadata.{key}[{bad!r}]: expected a string, got {_type(value[bad])}"
+    return None if bad is None else f"metadata.{key}[{bad!r}]: expected a string, got {type_name(value[bad])}"
 
 
 def envelope_problem(obj: dict[str, Any]) -> str | None:
     """What is wrong with the object's envelope (``field: expected …, got …``), or None."""
     meta = obj.get("metadata")
     if not isinstance(meta, dict):
-        return f"metadata: expected a mapping, got {_type(meta)}"
+        return f"metadata: expected a mapping, got {type_name(meta)}"
     name = meta.get("name")
     if not isinstance(name, str) or not name:
-        return f"metadata.name: expected a non-empty string, got {_type(name) if name != '' else 'an empty one'}"
+        return f"metadata.name: expected a non-empty string, got {type_name(name) if name != '' else 'an empty one'}"
     for key in _STRINGS:
         value = meta.get(key)
         if value is not None and not isinstance(value, str):
-            return f"metadata.{key}: expected a string, got {_type(value)}"
+            return f"metadata.{key}: expected a string, got {type_name(value)}"
     return _string_map(meta, "labels") or _string_map(meta, "annotations") or _owner_problem(meta)
 
 
@@ -52,14 +53,14 @@ def _owner_problem(meta: dict[str, Any]) -> str | None:
     if refs is None:
         return None
     if not isinstance(refs, list):
-        return f"metadata.ownerReferences: expected a list, got {_type(refs)}"
+        return f"metadata.ownerReferences: expected a list, got {type_name(refs)}"
     for i, ref in enumerate(refs):
         if not isinstance(ref, dict):
-            return f"metadata.ownerReferences[{i}]: expected a mapping, got {_type(ref)}"
+            return f"metadata.ownerReferences[{i}]: expected a mapping, got {type_name(ref)}"
         bad = next((k for k in ("apiVersion", "kind", "name", "uid")
                     if ref.get(k) is not None and not isinstance(ref[k], str)), None)
         if bad is not None:
-            return f"metadata.ownerReferences[{i}].{bad}: expected a string, got {_type(ref[bad])}"
+            return f"metadata.ownerReferences[{i}].{bad}: expected a string, got {type_name(ref[bad])}"
     return None
 
 

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from ..errors import SnapshotError
-from ..k8s.envelope import describe, envelope_problem
+from ..k8s.envelope import describe, envelope_problem, type_name
 from ..k8s.shape import Malformed, SharedParts
 from ..k8s.utf8 import NotUtf8, manifest_text
 from .compact import SliceCompactor
@@ -195,6 +195,14 @@ def _objects(doc: Any) -> Iterator[dict[str, Any]]:
         yield doc
 
 
+def _items_problem(obj: dict[str, Any]) -> str | None:
+    """A ``List`` whose ``items`` is no list (its objects cannot be told apart)."""
+    kind, items = obj.get("kind"), obj.get("items")
+    if isinstance(kind, str) and kind.endswith("List") and items is not None and not isinstance(items, list):
+        return f"items: expected a list, got {type_name(items)}"
+    return None
+
+
 def _namespace_problem(obj: dict[str, Any]) -> str | None:
     """A namespaced object of a kind the plugin reads without ``metadata.namespace`` (a manifest
     meant for ``kubectl apply -n``, not what a server serves): which namespace it is in is unknown."""
@@ -214,7 +222,7 @@ def load_objects(path: str, compact: Any = None, opened_at: str | None = None) -
     for file in _files(opened_at or path, path):
         for doc in _documents(file, compact):
             for n, obj in enumerate(_objects(doc), 1):
-                problem = envelope_problem(obj) or _namespace_problem(obj)
+                problem = _items_problem(obj) or envelope_problem(obj) or _namespace_problem(obj)
                 if problem:
                     raise SnapshotError(f"{file}: {describe(obj)} (object {n} of its document): {problem}",
                                         "fix or remove the object: the API server never serves one like it")

@@ -513,6 +513,13 @@ def test_an_object_without_a_valid_envelope_is_an_error_naming_file_and_field(tm
     assert line.startswith(f"error: {snap}: DeviceClass") and problem in line, line
 
 
+def test_a_list_whose_items_are_no_list_says_so(tmp_path):
+    snap = tmp_path / "snap.yaml"
+    snap.write_text("apiVersion: v1\nkind: List\nitems:\n  a: b\n")
+    line = one_line_error(run("classes", "--from", str(snap)))
+    assert line.startswith(f"error: {snap}: List (object 1 of its document): items: expected a list, got a mapping")
+
+
 @pytest.mark.parametrize("command", [("explain", "-A"), ("explain", "wl/w", "-A"), ("queues",), ("verify",)])
 def test_a_namespaced_object_without_a_namespace_is_an_error_naming_it(tmp_path, command):
     """Which namespace it is in is unknown (a manifest for kubectl apply -n, not what a server
