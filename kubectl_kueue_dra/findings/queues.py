@@ -69,7 +69,10 @@ QuotaExhausted = Code(
     fix="wait, raise nominalQuota, or allow borrowing in a cohort; see who holds it: "
         "kubectl kueue-dra queues {cluster_queue} --workloads",
     variants={"kueue-condition": "wait, raise nominalQuota, or allow borrowing in a cohort; see who holds it: "
-                                 "kubectl kueue-dra queues --workloads"})
+                                 "kubectl kueue-dra queues --workloads",
+              "cohort": "wait, or raise the quota it can reach: its nominalQuota, or what its cohort lends (the "
+                        "other ClusterQueues' nominalQuota and lendingLimit, its own borrowingLimit); see who holds "
+                        "it: kubectl kueue-dra queues {cluster_queue} --workloads"})
 ExceedsQuota = Code(
     "ExceedsQuota", ("error", "info"),
     means="The workload asks for more than the ClusterQueue can ever get (its nominal quota plus what the "

@@ -223,6 +223,8 @@ def test_quota_a_cohort_borrows_is_taken_back_under_reclaim_within_cohort(policy
     doc = doc_of(_cohort(policy, me_priority=me_priority), "me")
     (none,) = found(doc, "NoPreemptionCandidates")
     assert "reclaimWithinCohort\":\"Any\"" in none["fix"] and "withinClusterQueue" not in none["fix"]
+    (short,) = found(doc, "QuotaExhausted")  # in a cohort already: what it can reach, not "allow borrowing"
+    assert short["fix"].startswith("wait, or raise the quota it can reach") and "cq-a --workloads" in short["fix"]
     doc = doc_of(_cohort({"reclaim": "Any"}), "me")
     assert "default/borrower" in found(doc, "Preempting")[0]["message"]
 

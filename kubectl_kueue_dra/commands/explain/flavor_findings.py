@@ -115,6 +115,7 @@ def _quota_findings(model: QueueModel, ps: PodSetOutcome, binary: set[str], quot
                     out.append(F.QuotaExhausted.make(
                         f"pod set {ps.name} needs {need} of {c.resource}; {where} has {fmt(c.available)} unused in "
                         f"flavor {c.flavor} (at most {fmt(c.maximum)}){then}{quote(r.code)}", cluster_queue=cq,
+                        variant="cohort" if in_cohort else "",
                         extra={"predicted": True, "kueueMessage": quote(r.code, raw=True)}))
     return out
 
