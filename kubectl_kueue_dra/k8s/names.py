@@ -52,6 +52,18 @@ def qualified_name_error(value: str) -> str | None:
     return None
 
 
+def extended_resource_name_error(value: str) -> str | None:
+    """``v1helper.IsExtendedResourceName``, what the API server checks a DeviceClass's
+    ``extendedResourceName`` with: not a native resource (it has a domain, and not a
+    ``kubernetes.io`` one), not ``requests.*``, and ``requests.<name>`` a qualified name."""
+    if "/" not in value or "kubernetes.io/" in value:
+        return "must be a valid extended resource name: a domain-prefixed name outside kubernetes.io (example.com/gpu)"
+    if value.startswith("requests."):
+        return "must be a valid extended resource name: it must not begin with 'requests.'"
+    problem = qualified_name_error("requests." + value)
+    return f"must be a valid extended resource name: {problem}" if problem else None
+
+
 def capacity_name_error(value: str) -> str | None:
     """A DRA capacity name: ``[domain/]identifier`` with a C identifier of at most 32 characters."""
     parts = value.split("/")

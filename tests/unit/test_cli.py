@@ -533,3 +533,20 @@ def test_a_namespaced_object_without_a_namespace_is_an_error_naming_it(tmp_path,
                     "like it"), line
     snap.write_text(snap.read_text().replace("{name: w}", "{name: w, namespace: a}"))
     assert run(*command, "--from", str(snap)).returncode in (0, 1)
+
+
+@pytest.mark.parametrize("name,problem", [
+    ("gpu", "a domain-prefixed name outside kubernetes.io"), ("kubernetes.io/gpu", "outside kubernetes.io"),
+    ("requests.example.com/gpu", "must not begin with 'requests.'"), ("example.com/a/b", "at most one '/'"),
+    ("example.com/Bad_", "must be a qualified name"),
+])
+def test_set_extended_resource_refuses_a_name_the_api_server_refuses(name, problem):
+    """IsExtendedResourceName, as the API server checks a DeviceClass: refused before anything is read."""
+    proc = run("classes", "set-extended-resource", "gpu.nvidia.com", name, "--from",
+               str(EXAMPLES / "cohort-sharing"), "--dry-run=client")
+    line = one_line_error(proc)
+    assert proc.returncode == 1 and line.startswith(f'error: extended resource name "{name}" must be a valid '
+                                                    "extended resource name") and problem in line, line
+    ok = run("classes", "set-extended-resource", "gpu.nvidia.com", "example.com/gpu", "--from",
+             str(EXAMPLES / "cohort-sharing"), "--dry-run=client")
+    assert ok.returncode == 0, ok.stderr

@@ -16,6 +16,7 @@ from typing import Any
 from ... import gates as g
 from ...errors import UsageError, UserError
 from ...findings import codes as F
+from ...k8s.names import extended_resource_name_error
 from ...k8s.written import Written
 from ...kube.view import ClusterView
 from ...kueue.install.platform import read_cluster_version
@@ -65,6 +66,9 @@ class ExtendedResourceRequest:
     def validate(self, *, snapshot: bool) -> ExtendedResourceRequest:
         if bool(self.name) == self.clear:
             raise UsageError("give either NAME or --clear")
+        problem = extended_resource_name_error(self.name) if self.name else None
+        if problem:  # the API server refuses it: nothing is read or written
+            raise UserError(f'extended resource name "{self.name}" {problem}', "the API server would refuse it")
         if snapshot and self.dry_run != "client":
             raise UsageError("--from reads an offline snapshot: a change against it needs "
                              "--dry-run=client")
