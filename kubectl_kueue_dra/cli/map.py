@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from ..commands.connection import open_view
-from ..errors import UserError
+from ..errors import UsageError, UserError
 from .common import KUEUE_NAMESPACE_OPTION, WholeSummaryGroup
 from .options import CHANGE_COMMAND, READ_COMMAND, command_options, with_global_options, with_snapshot_option
 
@@ -77,6 +77,8 @@ def _change(ctx: click.Context, request: Any) -> int:
     from ..render.output import emit
 
     request.kueue_namespace = request.kueue_namespace or _group_param(ctx, "kueue_namespace")
+    if not request.restart and ctx.get_parameter_source("timeout") is not click.core.ParameterSource.DEFAULT:
+        raise UsageError("--timeout bounds the wait of --restart: give --restart with it, or leave it out")
     request.validate()
     opts = command_options(ctx, CHANGE_COMMAND)
     view = open_view(opts)

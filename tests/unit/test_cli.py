@@ -550,3 +550,14 @@ def test_set_extended_resource_refuses_a_name_the_api_server_refuses(name, probl
     ok = run("classes", "set-extended-resource", "gpu.nvidia.com", "example.com/gpu", "--from",
              str(EXAMPLES / "cohort-sharing"), "--dry-run=client")
     assert ok.returncode == 0, ok.stderr
+
+
+@pytest.mark.parametrize("extra,message", [
+    (("--timeout", "5m"), "error: --timeout bounds the wait of --restart: give --restart with it, or leave it out"),
+    (("--allow-gate-off",), "error: --allow-gate-off accepts a counter or capacity source whose gate is off: give "
+                            "--counter or --capacity with it"),
+])
+def test_a_map_set_flag_that_does_nothing_here_is_a_usage_error(extra, message):
+    proc = run("map", "set", "g", "--device-class", "zz.example.com", "--allow-missing-class", *extra, "--from",
+               str(EXAMPLES / "cohort-sharing"), "--dry-run=client")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (2, "", message + "\n")

@@ -79,6 +79,9 @@ class ChangeRequest:
             raise UsageError("map remove takes no source flags")
         if self.action == "remove" and (self.allow_missing_class or self.replace or self.allow_gate_off):
             raise UsageError("--allow-missing-class, --allow-gate-off and --replace are flags of map set")
+        if self.allow_gate_off and not self.sources:
+            raise UsageError("--allow-gate-off accepts a counter or capacity source whose gate is off: give "
+                             "--counter or --capacity with it")
         flags.kueue_namespace(self.kueue_namespace)
         flags.kueue_version(self.kueue_version)
         self.timeout_seconds = flags.duration(self.timeout, "--timeout", 300.0)
