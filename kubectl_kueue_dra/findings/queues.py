@@ -50,9 +50,10 @@ ClusterQueueInactive = Code(
     fix="fix what the condition says (often a missing ResourceFlavor or AdmissionCheck)",
     variants={"causes": "{command}"})
 ResourceNotCovered = Code(
-    "ResourceNotCovered", "error",
+    "ResourceNotCovered", ("error", "warning"),
     means="The ClusterQueue does not list a resource the workload is charged in its coveredResources, so the "
-          "workload cannot be admitted.",
+          "workload cannot be admitted (a warning under quotaCheckStrategy IgnoreUndeclared: it is admitted and "
+          "that resource is not charged).",
     fix="{command}",
     variants={"kueue-condition": "add the resource (mapping name or extendedResourceName) to the "
                                  "ClusterQueue's coveredResources"})

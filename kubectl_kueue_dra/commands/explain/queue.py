@@ -55,6 +55,8 @@ class QueuePath:
     #: the LocalQueues of the namespace (read only for a workload that names none; None: unknown)
     local_queues: list[dict[str, Any]] | None = None
     cluster_queues: list[dict[str, Any]] | None = None  # every ClusterQueue, for the same (None: unknown)
+    #: quotaCheckStrategy IgnoreUndeclared in effect: an uncovered resource is admitted uncharged
+    ignores_undeclared: bool = False
     #: what the cluster has of a resource (the quota a fix proposes) as text, or None; and of what, or why not
     supply: Callable[[str], tuple[str | None, str]] = lambda name: (None, "not computed")
 
@@ -103,9 +105,16 @@ def queue_findings(path: QueuePath, totals: dict[str, int], namespace: str) -> l
     for name in sorted(totals):
         if name not in covered and totals[name] > 0:
             have, what = path.supply(name)
+            command = cover_command(cq, name, have, what=what)
+            if path.ignores_undeclared:
+                out.append(F.ResourceNotCovered.make(
+                    f"ClusterQueue {cq_name} does not cover {name}, and Kueue's quotaCheckStrategy is "
+                    f"IgnoreUndeclared: it admits the workload without charging {name}, used outside any quota",
+                    severity="warning", command=command))
+                continue
             out.append(F.ResourceNotCovered.make(
                 f"ClusterQueue {cq_name} does not cover {name}: the workload cannot be admitted "
-                f"(\"resource {name} unavailable in ClusterQueue\")", command=cover_command(cq, name, have, what=what)))
+                f"(\"resource {name} unavailable in ClusterQueue\")", command=command))
     return out
 
 
@@ -155,6 +164,7 @@ def queue_part(facts: ExplainFacts, result: ChargeResult, holds_quota: bool, adm
                      cluster_queue=facts.cluster_queue, namespace=facts.namespace, managed=managed, holder=holder,
                      unreadable=facts.unreadable, cluster_queue_name=cq_name, activity=facts.activity,
                      holds_quota=holds_quota, admitted=admitted,
+                     ignores_undeclared=facts.queue_world.ignores_undeclared,
                      local_queues=facts.local_queues if unnamed else None,
                      cluster_queues=facts.cluster_queues if unnamed else None,
                      supply=lambda name: _supply(facts, name, totals, binary))
@@ -167,9 +177,9 @@ def queue_part(facts: ExplainFacts, result: ChargeResult, holds_quota: bool, adm
         findings.extend(found)
         findings.extend(_stale(said, found))
     else:  # Kueue's record stands: only what acts on it now, and what a re-queue would meet
-        findings.extend(f for f in found if f["code"] not in REQUEUE_CHECKS and
-                        (f["code"] != F.NamespaceNotManaged.name or managed.how == OPENSHIFT))
-        requeue.extend(f for f in found if f["code"] in REQUEUE_CHECKS)
+        acts_now = [f for f in found if f["code"] not in REQUEUE_CHECKS or f["severity"] != "error"]  # uncharged
+        findings.extend(f for f in acts_now if f["code"] != F.NamespaceNotManaged.name or managed.how == OPENSHIFT)
+        requeue.extend(f for f in found if f not in acts_now)
     cluster_queue = facts.cluster_queue
     if cluster_queue is None:
         return None, findings, requeue
@@ -195,7 +205,8 @@ def queue_part(facts: ExplainFacts, result: ChargeResult, holds_quota: bool, adm
             findings.append(F.QuotaVerdictUnknown.make(
                 f"whether it fits ClusterQueue {cq_name} is unknown: the charge of {', '.join(unknown)} is unknown "
                 "(see ChargeUnknown)"))
-    uncovered = any(f["code"] == F.ResourceNotCovered.name for f in findings)  # it says the workload cannot fit
+    uncovered = any(f["code"] == F.ResourceNotCovered.name and f["severity"] == "error"  # it cannot fit
+                    for f in findings)
     if wl is None and not result.rejected and not uncovered:
         findings.append(_what_if_fit(queue_doc, model, cq_name))
     return queue_doc, findings, requeue

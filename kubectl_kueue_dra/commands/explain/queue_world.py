@@ -73,6 +73,14 @@ def block_admission(ctx: KueueContext, v19: bool) -> bool | None:
     return section.get("blockAdmission") is True
 
 
+def ignore_undeclared(ctx: KueueContext) -> bool:
+    """``resources.quotaCheckStrategy: IgnoreUndeclared`` in the Configuration (the OpenShift
+    operator renders no such field); its gate is the world's."""
+    if ctx.config.kind == "Kueue" or ctx.config.unreadable:
+        return False
+    return ((ctx.config.document or {}).get("resources") or {}).get("quotaCheckStrategy") == "IgnoreUndeclared"
+
+
 def unblock_command(ctx: KueueContext) -> str:
     """The change that lets Kueue admit while pods start (waitForPodsReady.blockAdmission off)."""
     if ctx.config.kind == "Kueue":  # the operator renders Sequential as blockAdmission: true
@@ -112,6 +120,7 @@ def queue_world(view: ClusterView, ctx: KueueContext, read: Callable[[str], list
     probe = QueueWorld(version=version)
     return QueueWorld(version=version, gates=_gates(ctx, probe.v19), fair_sharing=fair_sharing(ctx),
                       block_admission=block_admission(ctx, probe.v19),
+                      ignore_undeclared=ignore_undeclared(ctx),
                       admission_fair_sharing=doc.get("admissionFairSharing") is not None,
                       requeuing_timestamp=str(pods_ready.get("timestamp") or "Eviction"), unreadable=unreadable,
                       now=now if view.live else None, **{_FIELDS[k]: v for k, v in lists.items()})

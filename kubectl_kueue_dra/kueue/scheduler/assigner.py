@@ -188,8 +188,8 @@ def assign(snap: Snapshot, preemptor: Preemptor, *, binary: frozenset[str] = fro
                 continue
             rg = snap.rules.group_of(res)
             if rg is None:
-                if requests[res] == 0:
-                    continue
+                if requests[res] == 0 or world.ignores_undeclared:
+                    continue  # IgnoreUndeclaredResources: neither searched nor charged
                 searches.append(GroupSearch(group=-1, resources=[res], reasons=[
                     Reason(NOT_COVERED, f"resource {res} unavailable in ClusterQueue", resource=res)]))
             else:

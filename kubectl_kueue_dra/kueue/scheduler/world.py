@@ -37,6 +37,7 @@ GATE_DEFAULTS: dict[str, tuple[bool, bool]] = {
     "PartialAdmission": (True, True),
     "PriorityBoost": (False, False),
     "SchedulerTimestampPreemptionBuffer": (False, False),
+    "QuotaCheckStrategy": (False, True),
 }
 _LISTS = {"ClusterQueue": "cluster_queues", "Cohort": "cohorts", "ResourceFlavor": "resource_flavors",
           "LocalQueue": "local_queues", "AdmissionCheck": "admission_checks", "Workload": "workloads",
@@ -70,6 +71,9 @@ class QueueWorld:
     fair_sharing: bool | None = False
     #: the configuration's admissionFairSharing
     admission_fair_sharing: bool = False
+    #: resources.quotaCheckStrategy: IgnoreUndeclared (under its gate, QuotaCheckStrategy): a resource no
+    #: resource group of the ClusterQueue declares is left out of the flavor search, not a failure
+    ignore_undeclared: bool = False
     #: waitForPodsReady.blockAdmission in effect (None: the configuration could not be read)
     block_admission: bool | None = False
     #: waitForPodsReady.requeuingStrategy.timestamp (Kueue's default: Eviction)
@@ -86,6 +90,11 @@ class QueueWorld:
             return (int(parts[0]), int(parts[1])) >= (0, 19)
         except (ValueError, IndexError):
             return True
+
+    @property
+    def ignores_undeclared(self) -> bool:
+        """``IgnoreUndeclaredResources``: the strategy, under its gate."""
+        return self.ignore_undeclared and self.gate("QuotaCheckStrategy")
 
     def gate(self, name: str) -> bool:
         if name in self.gates:

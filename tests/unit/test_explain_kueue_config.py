@@ -1,9 +1,10 @@
-"""``explain`` under waitForPodsReady.blockAdmission: a workload that fits waits while a workload
-holding quota (in any ClusterQueue) has pods that are not all ready — Kueue's scheduler blocks in
-``waitForPodsReadyIfNeeded`` — and the configuration forms that turn the block on or leave it off
-(v1beta1 ``enable`` with blockAdmission defaulted to it, v1beta2 defaulted to false, the OpenShift
-CR's gangScheduling, the 0.19 gate DisableWaitForPodsReady). And the fix a workload that can
-preempt nobody is given: the policy that keeps the holders safe."""
+"""``explain`` under the Kueue configuration that changes the scheduler: waitForPodsReady.blockAdmission
+(a workload that fits waits while a workload holding quota, in any ClusterQueue, has pods that are
+not all ready — Kueue's scheduler blocks in ``waitForPodsReadyIfNeeded``), in every form that turns
+it on or leaves it off (v1beta1 ``enable`` with blockAdmission defaulted to it, v1beta2 defaulted to
+false, the OpenShift CR's gangScheduling, the 0.19 gate DisableWaitForPodsReady); and
+resources.quotaCheckStrategy IgnoreUndeclared (a resource no resource group declares is neither
+searched nor charged, under the gate QuotaCheckStrategy)."""
 
 from __future__ import annotations
 
@@ -126,3 +127,32 @@ def test_the_openshift_fix_patches_the_kueue_cr():
     assert block["fix"].endswith("oc patch kueues.kueue.openshift.io cluster --type=merge -p "
                                  "'{\"spec\":{\"config\":{\"gangScheduling\":{\"byWorkload\":{\"admission\":"
                                  "\"Parallel\"}}}}}'")
+
+
+def _undeclared(strategy: str | None, gates: dict | None = None, admitted: bool = False) -> list[dict]:
+    resources = {"quotaCheckStrategy": strategy} if strategy else {}
+    config = {"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration", "resources": resources,
+              **({"featureGates": gates} if gates else {})}
+    wl = workload("me", requests={"cpu": "1", "example.com/widget": "1"},
+                  **({"admitted_to": "cq", "flavors": {"cpu": "default"}, "usage": {"cpu": "1"},
+                      "conditions": [cond("Admitted")]} if admitted else {}))
+    return [config_map(config), flavor("default"), cluster_queue("cq", group(flavor_quotas("default", cpu="4"))),
+            local_queue("lq", "cq"), wl]
+
+
+def test_ignore_undeclared_admits_without_charging_the_undeclared_resource():
+    doc = doc_of(_undeclared("IgnoreUndeclared"))
+    (uncovered,) = found(doc, "ResourceNotCovered")
+    assert uncovered["severity"] == "warning" and "admits the workload without charging example.com/widget" in \
+        uncovered["message"]
+    assert doc["reason"] == "NotEvaluatedYet" and doc["queue"]["verdict"] is None  # it fits: no flavor failure
+    assert found(doc_of(_undeclared("IgnoreUndeclared", admitted=True)), "ResourceNotCovered")[0]["severity"] == \
+        "warning"  # admitted: said, not as a rejection on re-queue
+
+
+@pytest.mark.parametrize("strategy, gates", [(None, None), ("BlockUndeclared", None),
+                                             ("IgnoreUndeclared", {"QuotaCheckStrategy": False})])
+def test_without_ignore_undeclared_an_undeclared_resource_is_never_admitted(strategy, gates):
+    doc = doc_of(_undeclared(strategy, gates))
+    (uncovered,) = found(doc, "ResourceNotCovered")
+    assert uncovered["severity"] == "error" and doc["queue"]["verdict"]["code"] == "ResourceNotCovered"
