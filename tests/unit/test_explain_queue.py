@@ -239,3 +239,20 @@ def test_own_lower_priority_holders_are_taken_under_within_cluster_queue():
     (none,) = found(doc_of(objects, "me"), "NoPreemptionCandidates")
     assert none["fix"] == "wait for them to finish, or give the workload a higher priority " \
                           "(kueue.x-k8s.io/priority-class)"
+
+
+def test_full_counts_that_never_fit_are_not_why_it_waits_when_partial_admission_fits():
+    """Kueue's scheduler searches smaller counts when the full ones do not fit (getInitialAssignments)
+    and admits them: no ExceedsQuota message is written, and the workload does not wait forever."""
+    me = workload("me", requests={"cpu": "1"}, count=4)
+    me["spec"]["podSets"][0]["minCount"] = 2
+    doc = doc_of([flavor("default"), cluster_queue("cq", group(flavor_quotas("default", cpu="2"))),
+                  local_queue("lq", "cq"), me], "me")
+    assert doc["queue"]["verdict"] is None and doc["partialAdmission"]["counts"] == {"main": 2}
+    (exceeds,) = found(doc, "ExceedsQuota")
+    assert exceeds["severity"] == "info" and "partial admission admits it with fewer" in exceeds["message"]
+    assert "Kueue would say" not in exceeds["message"] and exceeds.get("kueueMessage") is None
+    del me["spec"]["podSets"][0]["minCount"]  # no partial admission: it waits forever
+    doc = doc_of([flavor("default"), cluster_queue("cq", group(flavor_quotas("default", cpu="2"))),
+                  local_queue("lq", "cq"), me], "me")
+    assert doc["queue"]["verdict"]["code"] == "ExceedsQuota" and found(doc, "ExceedsQuota")[0]["severity"] == "error"

@@ -96,6 +96,11 @@ def explain_facts(facts: ExplainFacts) -> dict[str, Any]:
     model = queue_model.build(facts.queue_world, subject, result, facts.cluster_queue, binary)
     for ps_doc in podsets_doc:
         ps_doc.update(podset_fields(model, ps_doc["name"]))
+    partial_doc, partial_found = partial_admission_part(model, subject.podsets, result, holds, ctx.partial_admission,
+                                                        binary)
+    full = {ps.name: ps.count for ps in subject.podsets}
+    if partial_doc and partial_doc["possible"] and partial_doc["counts"] != full:
+        model.partial_counts = partial_doc["counts"]
     said = life.kueue_says if life is not None else None
     queued = life is None or life.state in (PENDING, PREEMPTED)
     queue_doc, queue_found, queue_requeue = queue_part(facts, result, holds, admitted, totals, binary, said, queued,
@@ -118,8 +123,7 @@ def explain_facts(facts: ExplainFacts) -> dict[str, Any]:
             state.findings = [f for f in state.findings if f["code"] not in said_now]
         findings = [f for f in findings if f["code"] not in said_now]  # Kueue's condition, said again with names
         findings.extend(waiting)
-    partial_doc, more = partial_admission_part(model, subject.podsets, result, holds, ctx.partial_admission, binary)
-    findings.extend(more)
+    findings.extend(partial_found)
 
     past = past_admission(facts, result)
     findings.extend(past.findings)

@@ -84,6 +84,10 @@ def _names(message: str | None, code: str) -> bool:
     return bool(message) and _WORDS.get(code, "\0") in (message or "")
 
 
+#: a full count's quota failure when partial admission fits (Kueue then writes no such message)
+_PARTIAL = " with all its pods: Kueue's partial admission admits it with fewer (see PartialAdmissionFits)"
+
+
 def _quota_findings(model: QueueModel, ps: PodSetOutcome, binary: set[str], quote: Any) -> list[dict[str, Any]]:
     cq = str((model.cluster_queue or {}).get("metadata", {}).get("name"))
     in_cohort = bool(cohort_of(model.cluster_queue or {}))
@@ -102,16 +106,17 @@ def _quota_findings(model: QueueModel, ps: PodSetOutcome, binary: set[str], quot
                     return format_usage(res, v, binary)
                 need = fmt(c.assumed + c.request)
                 if r.code == F.ExceedsQuota.name:
-                    severe = ps.mode == "NoFit"
+                    severe = ps.mode == "NoFit" and not model.partial_counts
+                    tail = ": it waits forever" if severe else (_PARTIAL if model.partial_counts else "")
                     out.append(F.ExceedsQuota.make(
                         f"pod set {ps.name} needs {need} of {c.resource}, more than {where} can ever give in flavor "
-                        f"{c.flavor} ({fmt(c.maximum)})" + (": it waits forever" if severe else "") + quote(r.code),
+                        f"{c.flavor} ({fmt(c.maximum)})" + tail + quote(r.code),
                         severity="error" if severe else "info", variant="cohort" if in_cohort else "",
                         resource=c.resource, cluster_queue=cq,
                         extra={"predicted": True, "kueueMessage": quote(r.code, raw=True)}))
                 else:
                     then = (": Kueue makes room by preempting (see Preempting)" if preempting and t.chosen else
-                            ": it waits until other workloads finish")
+                            _PARTIAL if model.partial_counts else ": it waits until other workloads finish")
                     out.append(F.QuotaExhausted.make(
                         f"pod set {ps.name} needs {need} of {c.resource}; {where} has {fmt(c.available)} unused in "
                         f"flavor {c.flavor} (at most {fmt(c.maximum)}){then}{quote(r.code)}", cluster_queue=cq,
@@ -148,7 +153,7 @@ def model_findings(model: QueueModel, binary: set[str], said: str | None) -> lis
         why = model.unknown or (asg.unknown if asg else None)
         return [F.FlavorsUnknown.make(f"which flavors Kueue would assign is unknown: {why}")] \
             if why and not why.startswith("Kueue rejects") else []
-    predicted = predicted_message(model)
+    predicted = None if model.partial_counts else predicted_message(model)  # admitted with fewer pods: no message
 
     def quote(code: str, raw: bool = False) -> Any:
         """Kueue's recorded message when it names this failure (``kueueMessage`` is only ever text

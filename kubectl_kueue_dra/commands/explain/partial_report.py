@@ -72,7 +72,8 @@ def partial_admission_part(model: QueueModel | None, podsets: list[PodSet], resu
         doc["reason"] = "the charge is unknown"
         return doc, []
     covered = covered_resources(model.cluster_queue)
-    if any(name not in covered and v for ps in result.podsets for name, v in ps.total.items()):
+    if not model.world.ignores_undeclared and \
+            any(name not in covered and v for ps in result.podsets for name, v in ps.total.items()):
         doc["reason"] = "a resource is not covered by the ClusterQueue: no count fits"
         doc["possible"] = False
         return doc, []

@@ -73,8 +73,8 @@ def predicted_message(model: QueueModel) -> str | None:
 def verdict_doc(model: QueueModel, binary: set[str]) -> dict[str, Any] | None:
     """``queue.verdict``: why Kueue's scheduler gives the workload no flavor now (null when it fits)."""
     asg = model.assignment
-    if asg is None or asg.unknown is not None or asg.mode == "Fit":
-        return None
+    if asg is None or asg.unknown is not None or asg.mode == "Fit" or model.partial_counts:
+        return None  # it fits (partial admission: with fewer pods)
     failing = next((p for p in asg.podsets if not p.fit), None)
     if failing is None:  # a Workload without pod sets (the API server does not allow one)
         return None

@@ -49,6 +49,9 @@ class QueueModel:
     recorded: dict[str, dict[str, str]] = field(default_factory=dict)
     #: resources whose amount the model did not have
     missing: list[str] = field(default_factory=list)
+    #: pod set -> pod count Kueue's partial admission admits it with now, when the full counts do not
+    #: fit (``partial_report``); then the full counts' quota failures are not why it waits
+    partial_counts: dict[str, int] | None = None
 
 
 def _topology(wl: Obj | None, index: int) -> tuple[str | None, bool]:
