@@ -177,7 +177,11 @@ NoPreemptionCandidates = Code(
                        "'{{\"spec\":{{\"preemption\":{{\"withinClusterQueue\":\"LowerPriority\"}}}}}}'",
               "reclaim": "wait for them to finish, or let ClusterQueue {cluster_queue} take back the quota its cohort "
                          "borrows, from workloads of any priority: kubectl patch clusterqueue {cluster_queue} "
-                         "--type=merge -p '{{\"spec\":{{\"preemption\":{{\"reclaimWithinCohort\":\"Any\"}}}}}}'"})
+                         "--type=merge -p '{{\"spec\":{{\"preemption\":{{\"reclaimWithinCohort\":\"Any\"}}}}}}'",
+              "threshold": "wait for them to finish, raise the nominalQuota of ClusterQueue {cluster_queue} so that it "
+                           "need not borrow, or let it preempt them while it borrows: kubectl patch clusterqueue "
+                           "{cluster_queue} --type=merge -p '{{\"spec\":{{\"preemption\":{{\"borrowWithinCohort\":"
+                           "{{\"maxPriorityThreshold\":{threshold}}}}}}}}}'"})
 BlockedByHead = Code(
     "BlockedByHead", "warning",
     means="The ClusterQueue is StrictFIFO and the workload first in line does not fit: Kueue looks at no workload "

@@ -256,3 +256,21 @@ def test_full_counts_that_never_fit_are_not_why_it_waits_when_partial_admission_
     doc = doc_of([flavor("default"), cluster_queue("cq", group(flavor_quotas("default", cpu="2"))),
                   local_queue("lq", "cq"), me], "me")
     assert doc["queue"]["verdict"]["code"] == "ExceedsQuota" and found(doc, "ExceedsQuota")[0]["severity"] == "error"
+
+
+def test_borrowers_above_max_priority_threshold_are_named_with_the_threshold_that_would_free_them():
+    """hierarchical_preemption: while the ClusterQueue borrows it may preempt only lower-priority
+    workloads at most maxPriorityThreshold; a higher priority for the workload does not help."""
+    a = cluster_queue("cq-a", group(flavor_quotas("default", cpu="2")), cohort="pool", within="LowerPriority",
+                      reclaim="Any", borrow="LowerPriority", threshold=50)
+    b = cluster_queue("cq-b", group(flavor_quotas("default", cpu="2")), cohort="pool")
+    objects = [flavor("default"), a, b, local_queue("lq", "cq-a"), local_queue("lq-b", "cq-b"),
+               workload("mid", queue="lq-b", priority=60, requests={"cpu": "3"}, admitted_to="cq-b",
+                        flavors={"cpu": "default"}),
+               workload("me", priority=100, requests={"cpu": "3"})]
+    doc = doc_of(objects, "me")
+    (none,) = found(doc, "NoPreemptionCandidates")
+    assert "priority at most 50 (borrowWithinCohort.maxPriorityThreshold), and theirs are 60" in none["message"]
+    assert none["fix"].endswith("'{\"spec\":{\"preemption\":{\"borrowWithinCohort\":{\"maxPriorityThreshold\":60}}}}'")
+    a["spec"]["preemption"]["borrowWithinCohort"]["maxPriorityThreshold"] = 60  # the fix, applied
+    assert "default/mid" in found(doc_of(objects, "me"), "Preempting")[0]["message"]

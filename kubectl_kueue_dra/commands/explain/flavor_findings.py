@@ -142,8 +142,9 @@ def _preemption_findings(model: QueueModel) -> list[dict[str, Any]]:
     if plan.possible is None:
         return [F.PreemptionUnknown.make(f"whether Kueue can preempt for it is unknown: {plan.unknown}")]
     message = f"it needs quota that other workloads hold, and Kueue may preempt none of them: {plan.why}"
-    variant = {"within": "never", "reclaim": "reclaim"}.get(plan.remedy, "")
-    return [F.NoPreemptionCandidates.make(message, variant=variant, cluster_queue=cq, extra={"predicted": True})]
+    variant = {"within": "never", "reclaim": "reclaim", "threshold": "threshold"}.get(plan.remedy, "")
+    return [F.NoPreemptionCandidates.make(message, variant=variant, cluster_queue=cq, threshold=plan.threshold,
+                                          extra={"predicted": True})]
 
 
 def model_findings(model: QueueModel, binary: set[str], said: str | None) -> list[dict[str, Any]]:

@@ -8,6 +8,7 @@ Pure.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from . import preemption
 from .assignment import Assignment
@@ -29,8 +30,11 @@ class PreemptionPlan:
     unknown: str | None = None
     #: when nobody can be preempted, the policy that keeps the holders safe: "within" (the
     #: ClusterQueue's own lower-priority workloads, withinClusterQueue: Never), "reclaim" (what its
-    #: cohort borrows, reclaimWithinCohort), else "" (their priorities)
+    #: cohort borrows, reclaimWithinCohort), "threshold" (lower-priority borrowers it may preempt
+    #: while it borrows only up to borrowWithinCohort.maxPriorityThreshold), else "" (their priorities)
     remedy: str = ""
+    #: "threshold": the maxPriorityThreshold that would let it preempt them
+    threshold: int | None = None
 
 
 def plan(snap: Snapshot, preemptor: Preemptor, asg: Assignment) -> PreemptionPlan | None:
@@ -40,7 +44,7 @@ def plan(snap: Snapshot, preemptor: Preemptor, asg: Assignment) -> PreemptionPla
     policy = snap.rules.policy
     if policy.within_cluster_queue == NEVER and (snap.node.parent is None or policy.reclaim_within_cohort == NEVER):
         frs = asg.preempt_pairs()
-        return PreemptionPlan(possible=False, why=why_not(snap, preemptor, frs), remedy=remedy(snap, preemptor, frs))
+        return PreemptionPlan(possible=False, why=why_not(snap, preemptor, frs), **remedy(snap, preemptor, frs))
     unknown = preemption.unknown_reason(snap)
     if unknown is not None:
         return PreemptionPlan(possible=None, unknown=unknown)
@@ -48,23 +52,30 @@ def plan(snap: Snapshot, preemptor: Preemptor, asg: Assignment) -> PreemptionPla
     found = preemption.targets(snap, preemptor, asg.total_requests(), frs)
     if found:
         return PreemptionPlan(possible=True, targets=found)
-    return PreemptionPlan(possible=False, why=why_not(snap, preemptor, frs), remedy=remedy(snap, preemptor, frs))
+    return PreemptionPlan(possible=False, why=why_not(snap, preemptor, frs), **remedy(snap, preemptor, frs))
 
 
-def remedy(snap: Snapshot, preemptor: Preemptor, frs: set[FlavorResource]) -> str:
-    """Which policy keeps the holders of ``frs`` from being preempted (``PreemptionPlan.remedy``):
-    quota its cohort borrows is reclaimed only under reclaimWithinCohort (``Any`` reclaims it from
-    workloads of any priority), the ClusterQueue's own workloads only under withinClusterQueue."""
+def remedy(snap: Snapshot, preemptor: Preemptor, frs: set[FlavorResource]) -> dict[str, Any]:
+    """Which policy keeps the holders of ``frs`` from being preempted (``PreemptionPlan.remedy``,
+    ``threshold``): quota its cohort borrows is reclaimed only under reclaimWithinCohort (``Any``
+    reclaims it from workloads of any priority), and while the ClusterQueue itself borrows only
+    from lower-priority workloads up to borrowWithinCohort.maxPriorityThreshold; the ClusterQueue's
+    own workloads only under withinClusterQueue."""
     policy, node = snap.rules.policy, snap.node
     if node.parent is not None:
         others = [q for q in node.root().cluster_queues_below() if q is not node and q.name not in snap.inactive]
         borrowed = [w for q in others if not q.within_nominal(frs) for w in snap.workloads(q.name) if uses(w, frs)]
-        if borrowed and not any(satisfies(policy.reclaim_within_cohort, preemptor, w, snap) for w in borrowed):
-            return "reclaim"
+        allowed = [w for w in borrowed if satisfies(policy.reclaim_within_cohort, preemptor, w, snap)]
+        if borrowed and not allowed:
+            return {"remedy": "reclaim"}
+        cap = policy.max_priority_threshold
+        above = [w.priority for w in allowed if cap is not None and cap < w.priority < preemptor.priority]
+        if above and not policy.borrowing_forbidden:
+            return {"remedy": "threshold", "threshold": max(above)}
     own = [w for w in snap.workloads(snap.rules.name) if uses(w, frs)]
     if policy.within_cluster_queue == NEVER and any(satisfies("LowerPriority", preemptor, w, snap) for w in own):
-        return "within"
-    return ""
+        return {"remedy": "within"}
+    return {}
 
 
 def _pairs(frs: set[FlavorResource]) -> str:
@@ -115,4 +126,9 @@ def _cohort_part(snap: Snapshot, preemptor: Preemptor, frs: set[FlavorResource])
                 f"{_POLICY_WORDS.get(policy.reclaim_within_cohort, policy.reclaim_within_cohort)} than "
                 f"{preemptor.priority} (reclaimWithinCohort: {policy.reclaim_within_cohort})")
     extra = "" if not policy.borrowing_forbidden else " without itself borrowing (borrowWithinCohort: Never)"
+    cap = policy.max_priority_threshold
+    above = sorted({w.priority for w in allowed if cap is not None and w.priority > cap})
+    if above and not policy.borrowing_forbidden:
+        extra = (f" without itself borrowing; while it borrows it may preempt only workloads of priority at most {cap} "
+                 f"(borrowWithinCohort.maxPriorityThreshold), and theirs are {', '.join(map(str, above))}")
     return f"reclaiming from {names} would not free enough{extra}"
