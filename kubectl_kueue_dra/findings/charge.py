@@ -33,7 +33,9 @@ DeviceClassMissing = Code(
           "or a mapping (warning) names does not exist.",
     fix="create the DeviceClass, or fix deviceClassName in the ResourceClaimTemplate",
     variants={"scheduler": "create the DeviceClass or fix deviceClassName",
-              "map": "create it, or drop it: kubectl kueue-dra map remove {mapping} --device-class {device_class}"})
+              "map": "create it, or drop it: kubectl kueue-dra map remove {mapping} --device-class {device_class}",
+              "map-only": "create it, or remove the mapping it is the only class of: kubectl kueue-dra map remove "
+                          "{mapping}"})
 FirstAvailableNotSupported = Code(
     "FirstAvailableNotSupported", "error",
     means="A claim uses a prioritized list (firstAvailable), which Kueue does not account for.",

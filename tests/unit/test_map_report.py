@@ -53,6 +53,14 @@ def test_report_findings():
     assert entries[1]["coveredBy"] == ["a"] and entries[0]["coveredBy"] == []
     assert codes(findings) == ["CounterNotPublished", "DeviceClassMissing", "NotCoveredByQueue"]
     assert all(f["mapping"] in ("gpu", "gpu.memory") for f in findings)
+    missing = next(f for f in findings if f["code"] == "DeviceClassMissing")
+    assert missing["fix"].endswith("map remove gpu --device-class gone.example.com")
+    # the mapping's only class: removing it alone is refused (a mapping needs a class); the fix removes the mapping
+    _, findings = map_report(MAPPINGS, device_classes=[{"metadata": {"name": "gpu.example.com"}}], cluster_queues=None,
+                             slices=None)
+    only = next(f for f in findings if f["code"] == "DeviceClassMissing" and f["mapping"] == "gpu.memory")
+    assert only["fix"] == ("create it, or remove the mapping it is the only class of: kubectl kueue-dra map remove "
+                           "gpu.memory")
 
 
 def test_report_unreadable_inputs_skip_checks():

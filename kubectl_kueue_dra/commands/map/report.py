@@ -104,7 +104,8 @@ def describe_mapping(m: Mapping, *, device_classes: list[dict[str, Any]] | None,
         classes.append({"name": name, "exists": exists})
         if exists is False:
             findings.append(F.DeviceClassMissing.make(
-                f"mapping {m.name}: DeviceClass {name} does not exist", severity="warning", variant="map",
+                f"mapping {m.name}: DeviceClass {name} does not exist", severity="warning",
+                variant="map" if len(m.device_class_names) > 1 else "map-only",
                 mapping=m.name, device_class=name, extra={"mapping": m.name}))
     covered_by = None
     if cluster_queues is not None:
