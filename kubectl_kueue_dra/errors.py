@@ -9,6 +9,8 @@ class UserError(Exception):
     """An error whose message is written for the person running the command."""
 
     exit_code = 1
+    #: the command line tool its commands are written for (``oc`` on OpenShift)
+    cli = "kubectl"
 
     def __init__(self, message: str, hint: str | None = None):
         super().__init__(message)

@@ -100,9 +100,17 @@ def _change(ctx: click.Context, request: Any) -> int:
 def _emit_refusal(e: Any, opts: Any) -> None:
     from ..render.output import emit
 
-    emit({"changed": False, "written": False,
-          "findings": [v.finding("error") for v in e.violations]},
-         opts.printer, lambda d: "", out=opts.stdout)
+    from ..kueue.install.command import document_for_cli
+
+    emit(document_for_cli({"changed": False, "written": False, "findings": [v.finding("error") for v in e.violations]},
+                          e.cli), opts.printer, lambda d: "", out=opts.stdout)
+
+
+def _once(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> str | None:
+    """A source flag given once: map set states one source (a second --counter would replace the first)."""
+    if len(value) > 1:
+        raise UsageError(f"{param.opts[0]} is given {len(value)} times: map set states one source per mapping")
+    return value[0] if value else None
 
 
 @map_.command("set", short_help="Add the mapping NAME, or replace it.", epilog="""\b
@@ -115,13 +123,13 @@ Examples:
 @click.argument("name")
 @click.option("--device-class", "device_classes", metavar="CLASS", multiple=True, required=True,
               help="A DeviceClass charged as NAME (repeatable, 1-8).")
-@click.option("--counter", metavar="COUNTER", default=None,
+@click.option("--counter", metavar="COUNTER", multiple=True, callback=_once,
               help="Charge the counter COUNTER that devices consume (ResourceSlice "
                    "consumesCounters), e.g. memory.")
-@click.option("--capacity", metavar="CAPACITY", default=None,
+@click.option("--capacity", metavar="CAPACITY", multiple=True, callback=_once,
               help="Charge the consumable capacity CAPACITY (upstream Kueue 0.19+, alpha gate).")
-@click.option("--driver", metavar="DRIVER", default=None, help="The DRA driver of the source.")
-@click.option("--selector", metavar="CEL", default=None,
+@click.option("--driver", metavar="DRIVER", multiple=True, callback=_once, help="The DRA driver of the source.")
+@click.option("--selector", metavar="CEL", multiple=True, callback=_once,
               help="CEL expression selecting the source's devices.")
 @click.option("--allow-missing-class", is_flag=True, default=False,
               help="Accept a DeviceClass that does not exist yet (it is refused otherwise).")

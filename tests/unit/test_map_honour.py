@@ -90,7 +90,7 @@ def test_a_driver_without_slices_is_a_warning_and_the_change_goes_on(capsys):
 def test_a_replacement_that_drops_classes_or_the_source(capsys):
     err = refused(capsys, "gpu.memory", "--device-class", "gpu.nvidia.com", "--from", MIG)
     assert "this set would drop mig.nvidia.com" in err and "[ClassesDropped]" in err and "[SourceDropped]" in err
-    keep = ("kubectl kueue-dra map set gpu.memory --device-class gpu.nvidia.com --device-class mig.nvidia.com "
+    keep = ("oc kueue-dra map set gpu.memory --device-class gpu.nvidia.com --device-class mig.nvidia.com "  # OpenShift
             f"--counter memory --driver gpu.nvidia.com --selector \"{SEL}\"")
     assert err.rstrip().endswith(f"pass --replace to drop them, or keep what it has: {keep}")
     code, out, _ = run(capsys, "gpu.memory", "--device-class", "gpu.nvidia.com", "--replace", "--from", MIG)
@@ -188,3 +188,42 @@ def test_a_gate_only_the_default_says_off_or_none_can_tell_is_a_warning():
                "sources": [{"counter": {"name": "memory", "driver": "gpu.nvidia.com",
                                         "deviceSelector": {"cel": {"expression": SEL}}}}]}]
     assert judge(wanted, before, gate_facts("off", "metrics")) == []
+
+
+def test_a_set_that_states_one_of_two_sources_drops_the_other(capsys, tmp_path):
+    """Kueue allows several counter sources in a mapping; map set states one: restating one of two
+    would silently drop the other. Its keep command cannot state both: it says to edit."""
+    import yaml
+
+    snap = tmp_path / "snap"
+    snap.mkdir()
+    for name in ("deviceclasses.yaml", "resourceslices.yaml", "queues.yaml", "workloads.yaml"):
+        (snap / name).write_text((EXAMPLES / "mig-partitionable" / name).read_text())
+    source = {"driver": "gpu.nvidia.com", "deviceSelector": {"cel": {"expression": SEL}}}
+    config = {"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration", "resources": {
+        "deviceClassMappings": [{"name": "gpus", "deviceClassNames": ["gpu.nvidia.com", "mig.nvidia.com"], "sources": [
+            {"counter": {"name": n, **source}} for n in ("memory", "multiprocessors")]}]}}
+    (snap / "kueue.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {
+        "name": "kueue-manager-config", "namespace": "kueue-system"}, "data": {
+        "controller_manager_config.yaml": yaml.safe_dump(config)}}))
+    err = refused(capsys, "gpus", "--device-class", "gpu.nvidia.com", "--device-class", "mig.nvidia.com",
+                  "--counter", "memory", "--driver", "gpu.nvidia.com", "--selector", SEL, "--from", str(snap))
+    assert "it charges counter multiprocessors of gpu.nvidia.com; this set does not state it, so only counter " \
+           "memory would be charged [SourceDropped]" in err
+    assert err.rstrip().endswith("edit the mapping in Kueue's configuration to keep counter memory, counter "
+                                 "multiprocessors")
+    code, _, err = run(capsys, "gpus", "--device-class", "gpu.nvidia.com", "--counter", "memory", "--counter",
+                       "multiprocessors", "--driver", "gpu.nvidia.com", "--from", str(snap))
+    assert code == 2 and err == "error: --counter is given 2 times: map set states one source per mapping\n"
+
+
+def test_dropping_a_class_that_does_not_exist_drops_nothing(capsys):
+    """verify's fix for a mapping whose class is missing (map set M --device-class REAL) pastes."""
+    code, out, err = run(capsys, "whole-gpus", "--device-class", "gpu.nvidia.com",
+                         "--from", str(EXAMPLES / "extended-resource"))
+    assert code == 0 and "mapping whole-gpus updated" in out, err
+
+
+def test_refusals_on_openshift_name_oc(capsys):
+    err = refused(capsys, "gpu.memory", "--device-class", "gpu.nvidia.com", "--from", MIG)
+    assert "keep what it has: oc kueue-dra map set" in err and "kubectl" not in err

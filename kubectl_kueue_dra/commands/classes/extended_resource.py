@@ -126,7 +126,13 @@ def set_extended_resource(view: ClusterView, req: ExtendedResourceRequest
     the API server dropped the field (its DRAExtendedResource gate is off)."""
     from ...k8s.objects import object_text, unified_diff
 
-    result, findings = _write(view, req)
+    try:
+        result, findings = _write(view, req)
+    except UserError as e:  # a refusal's commands, written for the platform as every fix is
+        from ...kueue.install.command import cli_of, error_for_cli
+        from ...kueue.install.model import load_installation
+
+        raise error_for_cli(e, cli_of(view, load_installation(view).config)) from None
     device_class, name, clear, dry_run = req.device_class, req.name, req.clear, req.dry_run
     dropped = result.sent and not clear and _value(result.after) != name
     what = f"{FIELD} cleared" if clear else f"{FIELD} set to {name}"

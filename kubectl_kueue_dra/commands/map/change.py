@@ -23,7 +23,7 @@ from ...kueue.config.mapping_edits import current_mappings, remove_mapping, set_
 from ...kueue.config.mapping_rules import Violation, new_violations, validate
 from ...kueue.config.mappings import Source, parse_mappings
 from ...kueue.install import flags
-from ...kueue.install.command import cli_of, document_for_cli
+from ...kueue.install.command import cli_of, document_for_cli, error_for_cli
 from ...kueue.install.fix_rights import with_rights
 from ...kueue.install.platform import read_cluster_version
 from ...kueue.install.rollout import next_steps
@@ -254,6 +254,13 @@ def apply_change(view: ClusterView, req: ChangeRequest) -> tuple[dict[str, Any],
         raise UsageError("--from reads an offline snapshot: a change against it needs "
                          "--dry-run=client")
     config = find_target(view, req.kueue_namespace)
+    try:
+        return _apply(view, req, config)
+    except UserError as e:  # a refusal's commands, written for the platform as every fix is
+        raise error_for_cli(e, cli_of(view, config)) from None
+
+
+def _apply(view: ClusterView, req: ChangeRequest, config: KueueConfig) -> tuple[dict[str, Any], UserError | None]:
     facts = target_facts(view, config, req.kueue_version)
     seen = _Attempt()
     result = _run(view, config, _modifier(config, facts, req.edit, seen, _judge(view, req, config)), req)

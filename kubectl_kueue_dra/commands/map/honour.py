@@ -79,11 +79,20 @@ def _command(w: Wanted, classes: list[str], sources: tuple[Source, ...]) -> str:
     return " ".join(args)
 
 
-def _dropped(w: Wanted, old: Mapping) -> list[Violation]:
+def _dropped(w: Wanted, old: Mapping, existing: set[str] | None) -> list[Violation]:
+    """What a set would drop of the mapping it replaces: a DeviceClass that exists (one that does not
+    charges nothing now), and a source no new source states again (the same type, name and driver)
+    nor takes the place of (a new counter for the old one is a change, not a drop)."""
     where = f"mapping {w.name}"
-    dropped = [c for c in old.device_class_names if c not in w.classes]
-    lost = [s for s in old.sources if s not in w.sources] if not w.sources else []
-    keep = _command(w, list(w.classes) + dropped, old.sources if lost else w.sources)
+    dropped = [c for c in old.device_class_names if c not in w.classes and (existing is None or c in existing)]
+    stated = {(s.type, s.name, s.driver) for s in w.sources}
+    had = {(s.type, s.name, s.driver) for s in old.sources}
+    replacing = [s for s in w.sources if (s.type, s.name, s.driver) not in had]
+    lost = [s for s in old.sources if (s.type, s.name, s.driver) not in stated][len(replacing):]
+    sources = w.sources + tuple(lost)
+    keep = _command(w, list(w.classes) + dropped, sources) if len(sources) <= 1 else \
+        "map set states one source: edit the mapping in Kueue's configuration to keep " + \
+        ", ".join(f"{s.type} {s.name}" for s in sources)
     fix_args = {"what": "them" if len(dropped) + len(lost) > 1 else "it", "keep": keep}
     out = []
     if dropped:
@@ -92,11 +101,12 @@ def _dropped(w: Wanted, old: Mapping) -> list[Violation]:
             f"it charges {', '.join(old.device_class_names)}; this set would drop {', '.join(dropped)} (no longer "
             "charged: Kueue rejects ResourceClaimTemplates of an unmapped class)", fix_args=fix_args))
     if lost:
-        s = lost[0]
+        names = ", ".join(f"{s.type} {s.name} of {s.driver}" for s in lost)
+        instead = "its classes would be charged one unit per device instead" if not w.sources else \
+            f"only {w.sources[0].type} {w.sources[0].name} would be charged"
         out.append(Violation(
-            F.SourceDropped, where,
-            f"it charges {s.type} {s.name} of {s.driver}; this set has no source, so its classes would be charged "
-            "one unit per device instead", fix_args=fix_args))
+            F.SourceDropped, where, f"it charges {names}; this set does not state {'them' if len(lost) > 1 else 'it'}, "
+            f"so {instead}", fix_args=fix_args))
     return out
 
 
@@ -190,7 +200,8 @@ def judge(w: Wanted, before_raw: list[Any], facts: ClusterFacts) -> list[Violati
     """The warnings of a change to ``before_raw`` (the mapping list as read); raises Refused."""
     old = next((m for m in parse_mappings(before_raw) if m.name == w.name), None)
     gates_off, warned0 = _gates_off(w, old, facts)
-    refused = gates_off + ([] if old is None or w.replace else _dropped(w, old))
+    existing = None if facts.device_classes is None else {dc["metadata"]["name"] for dc in facts.device_classes}
+    refused = gates_off + ([] if old is None or w.replace else _dropped(w, old, existing))
     missing, warned = _missing_classes(w, old, facts)
     unpublished, warned2 = _unpublished(w, old, facts)
     refused += missing + unpublished

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any, TypeVar
 
+from ...errors import UserError
 from ...kube.view import ClusterView
 from ..config.load import CONFIG_KEY, CONFIGMAP_NAME, DEPLOYMENT_NAME, KueueConfig
 from ..names import DEFAULT_NAMESPACE
@@ -67,6 +68,13 @@ def for_cli(text: str | None, cli: str) -> str | None:
     if text is None or cli == "kubectl":
         return text
     return _KUBECTL.sub(cli, text)
+
+
+def error_for_cli(e: UserError, cli: str) -> UserError:
+    """``e`` with the command lines of its message and hint written for ``cli``."""
+    e.cli = cli
+    e.message, e.hint = for_cli(e.message, cli) or e.message, for_cli(e.hint, cli)
+    return e
 
 
 def document_for_cli(document: T, cli: str) -> T:
