@@ -270,8 +270,6 @@ def test_library_expression_is_true(expr):
         ("'abc'.charAt(9) == ''", "index out of range: 9"),
         ("'abc'.substring(2, 1) == ''", "invalid substring range"),
         ("[].max() == 1", "max called on empty list"),
-        ("1", "could not be converted to bool"),
-        ("'x'", "could not be converted to bool"),
     ],
 )
 def test_library_runtime_errors(expr, fragment):
@@ -462,3 +460,24 @@ def test_module_surface():
         "CelError", "CelCompileError", "CelEvalError", "compile_selector", "device_activation",
         "device_shape_key", "SelectorEvaluator",
     }
+
+
+@pytest.mark.parametrize("expression,kind", [
+    ("device.driver", "string"), ("size(device.driver)", "int"), ("device.driver.lowerAscii()", "string"),
+    ("1 + 1", "an arithmetic result"), ("'a'", "string"), ("[true]", "list"), ("{'a': true}", "map"),
+    ("(2)", "int"), ("device.driver == 'a' ? 1 : 2", "int"), ("quantity('1Gi')", "kubernetes.Quantity"),
+])
+def test_a_selector_that_plainly_is_no_bool_does_not_compile(expression, kind):
+    """The DRA environment compiles a selector only when it evaluates to bool (or dyn):
+    'must evaluate to bool or the unknown type, not string'."""
+    with pytest.raises(CelCompileError) as e:
+        compile_selector(expression)
+    assert not getattr(e.value, "unsupported", False) and f"must evaluate to bool, not {kind}" in str(e.value)
+
+
+@pytest.mark.parametrize("expression", [
+    "device.driver == 'a'", "device.attributes['d'].flag", "size(device.driver) > 2", "true ? true : 1 == 1",
+    "device.allowMultipleAllocations", "!device.attributes['d'].flag", "1 + 1 == 2",
+])
+def test_a_selector_of_bool_or_unknown_type_compiles(expression):
+    compile_selector(expression)

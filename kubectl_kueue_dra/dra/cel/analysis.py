@@ -210,12 +210,52 @@ class _Analyzer:
             self.visit(a, bound)
 
 
+_LITERAL_TYPES = {"STRING_LIT": "string", "MLSTRING_LIT": "string", "BYTES_LIT": "bytes", "INT_LIT": "int",
+                  "UINT_LIT": "uint", "FLOAT_LIT": "double", "NULL_LIT": "null_type"}
+#: functions and methods whose result is never a bool
+_VALUE_CALLS = {"size": "int", "int": "int", "uint": "uint", "double": "double", "string": "string", "bytes": "bytes",
+                "quantity": "kubernetes.Quantity", "semver": "kubernetes.Semver", "lowerAscii": "string",
+                "upperAscii": "string", "trim": "string", "replace": "string", "substring": "string",
+                "charAt": "string", "indexOf": "int", "lastIndexOf": "int", "split": "list", "join": "string"}
+_ARITHMETIC = frozenset({"addition_add", "addition_sub", "multiplication_mul", "multiplication_div",
+                         "multiplication_mod", "unary_neg"})
+
+
+def value_type(node: Any) -> str | None:
+    """What a selector plainly evaluates to when that is not a bool (a literal, arithmetic, a string or
+    number function, ``device.driver``), which the DRA environment refuses at compile time ("must
+    evaluate to bool"); None when it is a bool or cannot be told without the types of attributes."""
+    while isinstance(node, lark.Tree):
+        kids = node.children
+        if node.data == "expr" and len(kids) == 3:  # c ? a : b: both branches the same non-bool type
+            a, b = value_type(kids[1]), value_type(kids[2])
+            return a if a == b else None
+        if node.data in _ARITHMETIC or any(isinstance(k, lark.Tree) and k.data in _ARITHMETIC for k in kids):
+            return "an arithmetic result"
+        if node.data == "member" and isinstance(kids[0], lark.Tree) and kids[0].data == "member_dot":
+            chain = _member_chain(node)
+            return "string" if chain is not None and chain == ("device", [("dot", "driver", None)]) else None
+        if node.data in ("member_dot_arg", "ident_arg"):
+            return _VALUE_CALLS.get(_text(kids[1] if node.data == "member_dot_arg" else kids[0]))
+        if node.data == "literal":
+            return _LITERAL_TYPES.get(kids[0].type)
+        if node.data in ("list_lit", "map_lit"):
+            return node.data[:-4]
+        if len(kids) != 1 or node.data not in _CHAIN_RULES | {"paren_expr"}:
+            return None
+        node = kids[0]
+    return None
+
+
 def analyze(expression: str, ast: lark.Tree[Any], dialect: CelDialect = SCHEDULER) -> Footprint | None:
     """Raise CelCompileError for what Kubernetes (or this tool) cannot compile; else the footprint
     (None: the expression may read any part of ``device``)."""
     analyzer = _Analyzer(expression, dialect)
     try:
         analyzer.visit(ast, frozenset())
+        kind = value_type(ast)
     except RecursionError:
         raise CelCompileError(expression, "too deeply nested for cel-python", unsupported=True) from None
+    if kind is not None:
+        raise CelCompileError(expression, f"must evaluate to bool, not {kind}")
     return None if ALL in analyzer.footprint else frozenset(analyzer.footprint)
