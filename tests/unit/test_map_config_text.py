@@ -125,3 +125,15 @@ def test_quoting_of_cel_survives():
     edit = replace_mappings(CONFIG, [GPU, MEM, tricky])
     assert edit.preserved
     assert yaml.safe_load(edit.text)["resources"]["deviceClassMappings"][2] == tricky
+
+
+def test_a_text_whose_last_line_has_no_newline_is_spliced_in_place():
+    """The items went onto the last line (a text that did not read back): it was written out again
+    whole, its comments lost."""
+    text = ("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nnamespace: kueue-system # kept\n"
+            "resources:\n  deviceClassMappings:\n  - name: gpus\n    deviceClassNames:\n    - gpu.nvidia.com")
+    added = [{"name": "gpus", "deviceClassNames": ["gpu.nvidia.com"]}, {"name": "x", "deviceClassNames": ["z.io"]}]
+    edit = replace_mappings(text, added)
+    assert edit.preserved and edit.text == text + "\n  - name: x\n    deviceClassNames:\n    - z.io"
+    removed = replace_mappings(text, [])
+    assert removed.preserved and removed.text == text[:text.index("\nresources:")]

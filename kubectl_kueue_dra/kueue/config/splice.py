@@ -221,12 +221,16 @@ def replace_mappings(text: str, mappings: list[Any]) -> TextEdit:
     try:
         if _has_anchors(head):
             raise _Unsupported("anchors or aliases")
-        root = yaml.compose(head, Loader=yaml.SafeLoader)  # pure-Python marks carry offsets
+        unended = bool(head) and not head.endswith("\n")  # a last line without its newline: items go after it
+        lines = head + "\n" if unended else head
+        root = yaml.compose(lines, Loader=yaml.SafeLoader)  # pure-Python marks carry offsets
         if root is None:
-            new_text = _splice(head, yaml.MappingNode("tag:yaml.org,2002:map", []), old, mappings)
+            new_text = _splice(lines, yaml.MappingNode("tag:yaml.org,2002:map", []), old, mappings)
         else:
-            new_text = _splice(head, _block_mapping(root), old if isinstance(old, list) else [],
+            new_text = _splice(lines, _block_mapping(root), old if isinstance(old, list) else [],
                                mappings)
+        if unended and new_text.endswith("\n"):
+            new_text = new_text[:-1]
         if _as_kueue_reads(new_text) == want:
             return TextEdit(new_text + rest, True)
     except (_Unsupported, yaml.YAMLError):
