@@ -86,7 +86,9 @@ def _change(ctx: click.Context, request: Any) -> int:
         document, late_error = apply_change(view, request)
     except UserError as e:
         if opts.output in ("json", "yaml") and getattr(e, "violations", None):
-            _emit_refusal(e, opts)
+            from ..commands.map.change import refusal_document
+
+            emit(refusal_document(e), opts.printer, lambda d: "", out=opts.stdout)
         raise
     shown = document
     if late_error is not None and opts.output not in ("json", "yaml"):  # the error line says it
@@ -95,15 +97,6 @@ def _change(ctx: click.Context, request: Any) -> int:
     if late_error is not None:
         raise late_error
     return 0
-
-
-def _emit_refusal(e: Any, opts: Any) -> None:
-    from ..render.output import emit
-
-    from ..kueue.install.command import document_for_cli
-
-    emit(document_for_cli({"changed": False, "written": False, "findings": [v.finding("error") for v in e.violations]},
-                          e.cli), opts.printer, lambda d: "", out=opts.stdout)
 
 
 def _once(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> str | None:

@@ -260,6 +260,12 @@ def apply_change(view: ClusterView, req: ChangeRequest) -> tuple[dict[str, Any],
         raise error_for_cli(e, cli_of(view, config)) from None
 
 
+def refusal_document(e: Any) -> dict[str, Any]:
+    """What -o json/yaml prints for a refused change (``Refused``): nothing changed, every finding."""
+    return document_for_cli({"changed": False, "written": False,
+                             "findings": [v.finding("error") for v in e.violations]}, e.cli)
+
+
 def _apply(view: ClusterView, req: ChangeRequest, config: KueueConfig) -> tuple[dict[str, Any], UserError | None]:
     facts = target_facts(view, config, req.kueue_version)
     seen = _Attempt()

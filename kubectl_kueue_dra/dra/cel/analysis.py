@@ -238,7 +238,7 @@ def value_type(node: Any) -> str | None:
         if node.data in ("member_dot_arg", "ident_arg"):
             return _VALUE_CALLS.get(_text(kids[1] if node.data == "member_dot_arg" else kids[0]))
         if node.data == "literal":
-            return _LITERAL_TYPES.get(kids[0].type)
+            return _LITERAL_TYPES.get(str(getattr(kids[0], "type", "")))
         if node.data in ("list_lit", "map_lit"):
             return node.data[:-4]
         if len(kids) != 1 or node.data not in _CHAIN_RULES | {"paren_expr"}:
