@@ -318,7 +318,7 @@ def test_what_the_cluster_would_not_honour_is_refused_and_nothing_written(cluste
     assert proc.returncode == 1 and json.loads(proc.stdout)["findings"][0]["code"] == "ClassesDropped"
     # the fix a refusal gives keeps what the mapping has, and passes
     line = one_line_error(plugin(cluster, "map", "set", "gpu.memory", "--device-class", mig))
-    keep = line.split("or keep what it has: kubectl kueue-dra ")[1]
+    keep = line.split("or keep what it has: oc kueue-dra ")[1]  # the Kueue CR: written for OpenShift
     proc = subprocess.run([sys.executable, "-m", "kubectl_kueue_dra", "--kubeconfig", str(cluster.kubeconfig),
                            "--context", "admin", *shlex.split(keep)], cwd=REPO_ROOT, capture_output=True, text=True)
     assert proc.returncode == 0 and "already as requested" in proc.stdout, proc.stderr
@@ -604,9 +604,12 @@ def test_set_extended_resource_with_the_gate_on(cluster_gates_on):
     cleared = plugin(c, "classes", "set-extended-resource", name, "--clear")
     assert cleared.returncode == 0 and "extendedResourceName cleared" in cleared.stdout
     assert "extendedResourceName" not in c.get_json("deviceclass", name)["spec"]
-    # the server's own validation comes back as one line
+    # a name the API server would refuse is refused first, in one line, nothing sent
+    before = c.get_json("deviceclass", name)["metadata"]["resourceVersion"]
     line = one_line_error(plugin(c, "classes", "set-extended-resource", name, "not a resource name"))
-    assert "is invalid" in line
+    assert line.startswith('error: extended resource name "not a resource name" must be a valid extended resource '
+                           "name") and line.endswith("the API server would refuse it"), line
+    assert c.get_json("deviceclass", name)["metadata"]["resourceVersion"] == before
     # 'classes' itself still works
     listing = plugin_json(c, "classes")
     assert name in [d["name"] for d in listing["deviceClasses"]]

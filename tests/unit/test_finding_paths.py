@@ -550,23 +550,3 @@ def test_a_device_counter_value_that_is_no_quantity_counts_as_absent(tmp_path, v
         if value is not None:  # said once, on the List of explain -A; the answer is partial
             assert any(f["code"] == F.MalformedObject.name for f in doc["findings"]) and doc["partial"] is True
 
-
-def test_a_snapshot_without_pods_claims_or_events_does_not_say_there_are_none(tmp_path):
-    """The README's support-case snapshot may leave out Pods, ResourceClaims and Events: what they
-    would say is unknown (the answer partial), not 'none': no uncharged devices, no pods."""
-    snap = tmp_path / "snap"
-    shutil.copytree(EXAMPLES / "mig-partitionable", snap)
-    (snap / "pods.yaml").unlink()
-    admitted = json.loads(run("explain", "job/pretrain", "-n", "ml-research", "--from", str(snap), "-o", "json").stdout)
-    assert admitted["partial"] is True and admitted["pods"] is None
-    assert {"PodsUnknown", "EventsUnknown"} <= {f["code"] for f in admitted["findings"]}
-    assert "the snapshot holds no Pods" in the(admitted["findings"], F.PodsUnknown)["message"]
-    classes = json.loads(run("classes", "--from", str(snap), "-o", "json").stdout)
-    assert classes["uncharged"]["problem"] == "the snapshot holds no ResourceClaims and no Pods"
-    assert classes["partial"] is True
-    verify = json.loads(run("verify", "--from", str(snap), "-o", "json").stdout)
-    check = next(c for c in verify["checks"] if c["id"] == "uncharged-devices")
-    assert check["status"] == "skip" and "the snapshot holds no ResourceClaims" in check["message"]
-    whole = json.loads(run("explain", "job/pretrain", "-n", "ml-research", "--from", str(EXAMPLES / "mig-partitionable"),
-                           "-o", "json").stdout)
-    assert whole["pods"] and not {"PodsUnknown", "EventsUnknown"} & {f["code"] for f in whole["findings"]}

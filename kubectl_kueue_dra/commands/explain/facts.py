@@ -143,26 +143,22 @@ class ExplainFacts:
     @cached_property
     def events(self) -> list[Obj] | None:
         """The events of the workload's namespace."""
-        return None if self.view.lacks("Event") else self.view.try_list("Event", self.subject.namespace)
+        return self.view.try_list("Event", self.subject.namespace)
 
     @cached_property
     def pods(self) -> list[Obj] | None:
-        """The pods of the workload's namespace (one list, whatever the number of Workloads); from a
-        snapshot without pods, unknown once the workload was admitted (none run before)."""
-        admitted = bool(((self.subject.workload or {}).get("status") or {}).get("admission"))
-        if not admitted and not self.view.live and not self.view.serves("Pod"):
-            return []
-        return None if self.view.lacks("Pod") else self.view.try_list("Pod", self.subject.namespace)
+        """The pods of the workload's namespace (one list, whatever the number of Workloads)."""
+        return self.view.try_list("Pod", self.subject.namespace)
 
     @cached_property
     def claims(self) -> list[Obj] | None:
         """The ResourceClaims of the workload's namespace."""
-        return None if self.view.lacks("ResourceClaim") else self.view.try_list("ResourceClaim", self.subject.namespace)
+        return self.view.try_list("ResourceClaim", self.subject.namespace)
 
     @cached_property
     def all_claims(self) -> list[Obj] | None:
         """Every ResourceClaim (each holds devices whose counters the others lose)."""
-        return None if self.view.lacks("ResourceClaim") else self.view.try_list("ResourceClaim")
+        return self.view.try_list("ResourceClaim")
 
     @cached_property
     def claim_templates(self) -> list[Obj] | None:

@@ -70,9 +70,8 @@ def past_admission(facts: ExplainFacts, result: ChargeResult) -> PastAdmission:
     allocated = _allocations(facts, pods)
     past = PastAdmission(states if listed is not None else None, allocated, _events(facts, owner, pods))
     if listed is None:
-        why = "the snapshot holds no Pods" if facts.view.lacks("Pod") else "the pods could not be read"
-        past.findings.append(F.PodsUnknown.make(f"the workload's pods, their claims and devices are unknown ({why}); "
-                                                "the answer is partial"))
+        past.findings.append(F.PodsUnknown.make("the workload's pods, their claims and devices are unknown (the pods "
+                                                "could not be read); the answer is partial"))
     past.findings.extend(overcharge_findings(allocated, result))
     past.findings.extend(stale_device_findings(allocated))
     needs = _counter_needs(result)
@@ -85,9 +84,8 @@ def past_admission(facts: ExplainFacts, result: ChargeResult) -> PastAdmission:
         supply = counter_supply(listed, claims) if claims is not None and listed is not None else None
     past.findings.extend(unscheduled_findings(states, needs, supply))
     if past.events is None:
-        why = "the snapshot holds no Events" if facts.view.lacks("Event") else "they could not be read"
-        past.findings.append(F.EventsUnknown.make(f"the events of the Workload, its Job and pods are unknown ({why}); "
-                                                  "the answer is partial"))
+        past.findings.append(F.EventsUnknown.make("the events of the Workload, its Job and pods are unknown (they "
+                                                  "could not be read); the answer is partial"))
     return past
 
 

@@ -140,11 +140,7 @@ def uncharged_devices(claims: list[dict[str, Any]], pods: list[dict[str, Any]], 
 
 def read_uncharged(view: ClusterView, device_classes: list[dict[str, Any]] | None,
                    mappings: list[Mapping] | None) -> Uncharged:
-    """Read every ResourceClaim and Workload, and the pods of the namespaces whose claims are held
-    (a snapshot written without claims or pods does not say that none exist)."""
-    absent = [k for k in ("ResourceClaim", "Pod") if view.lacks(k)]
-    if absent:
-        return Uncharged(problem=f"the snapshot holds no {' and no '.join(k + 's' for k in absent)}")
+    """Read every ResourceClaim and Workload, and the pods of the namespaces whose claims are held."""
     claims = view.try_list("ResourceClaim")
     workloads = view.try_list("Workload")
     missing = [k for k, v in (("ResourceClaims", claims), ("Workloads", workloads), ("DeviceClasses", device_classes))
